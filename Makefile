@@ -1,0 +1,32 @@
+# Two commands a newcomer needs: `make repro` (set up, then run the pipeline) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+# The CPU build of torch goes in first so nothing pulls a multi-GB CUDA build; on a GPU machine
+# override it, e.g. `make setup TORCH=torch==2.13.0+cu130` with your index configured in pip.
+TORCH  ?= torch==2.13.0
+BIN    := $(VENV)/bin
+
+.PHONY: setup repro test bench lint clean-venv
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+repro: setup
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dvc repro
+
+test: setup
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pytest
+
+bench: setup
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pipeline.kernels.bench
+
+lint: setup
+	$(BIN)/ruff check pipeline tests
+
+clean-venv:
+	rm -rf $(VENV)

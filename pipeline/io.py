@@ -1,0 +1,135 @@
+"""JSON Lines in and out: validated reads that name file, line and field; atomic writes.
+
+A stage never leaves a half-written output: files are written to a temporary name in the same folder
+and renamed into place, and folders are built beside their final name and swapped in whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Iterator, TypeVar
+
+from pipeline.records import RecordError, parse, to_dict
+
+T = TypeVar("T")
+
+
+class InputError(ValueError):
+    """Bad input: one message naming file, line and field."""
+
+    def __init__(self, path: str | Path, line: int | None, field: str | None, message: str):
+        where = f"{path}" + (f", line {line}" if line is not None else "")
+        what = f", field '{field}'" if field else ""
+        super().__init__(f"{where}{what}: {message}")
+        self.path, self.line, self.field, self.message = str(path), line, field, message
+
+
+def iter_json(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, decoded object) for each non-blank line; bad UTF-8 or JSON is an InputError."""
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(path, None, None, "file not found") from None
+    with fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(path, number, None, f"invalid UTF-8 at byte {exc.start}") from None
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, number, None, f"malformed JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def read_records(path: str | Path, cls: type[T], unique_key: str | None = "id") -> list[T]:
+    """Read and validate every record of `path`; duplicate `unique_key` values are an error."""
+    records: list[T] = []
+    seen: dict[str, int] = {}
+    for number, obj in iter_json(path):
+        try:
+            record = parse(cls, obj)
+        except RecordError as exc:
+            raise InputError(path, number, exc.field, exc.message) from None
+        if unique_key is not None:
+            key = getattr(record, unique_key)
+            if key in seen:
+                raise InputError(path, number, unique_key, f"duplicate {unique_key} {key!r} (first on line {seen[key]})")
+            seen[key] = number
+        records.append(record)
+    return records
+
+
+def dumps(obj: Any) -> str:
+    """One canonical JSON line: same object, same bytes (sorted keys, no ASCII escaping)."""
+    if not isinstance(obj, dict):
+        obj = to_dict(obj)
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def write_records(path: str | Path, records: Iterable[Any]) -> int:
+    """Atomically write records (dataclasses or dicts) as JSON Lines; returns the count."""
+    count = 0
+    with atomic_file(path) as fh:
+        for record in records:
+            fh.write(dumps(record))
+            fh.write("\n")
+            count += 1
+    return count
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    with atomic_file(path) as fh:
+        json.dump(obj, fh, ensure_ascii=False, sort_keys=True, indent=2)
+        fh.write("\n")
+
+
+def write_text(path: str | Path, text: str) -> None:
+    with atomic_file(path) as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | Path, mode: str = "w"):
+    """Open a temporary file beside `path`; rename it into place only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding, newline=None if "b" in mode else "\n") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | Path):
+    """Yield a fresh temporary folder beside `path`; on success it replaces `path` whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        yield tmp
+        if path.exists():
+            old = path.with_name(f".{path.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(path, old)
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

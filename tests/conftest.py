@@ -1,0 +1,57 @@
+"""Shared fixtures: a throw-away copy of the project, as a git + DVC repo on the smoke profile."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# What a clone of the project holds that the pipeline needs; data, models and reports are DVC's to make.
+PROJECT_FILES = ["pipeline", "csrc", "dvc.yaml", "params", "pyproject.toml", ".dvcignore", ".gitignore"]
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    # The stages run `python -m pipeline...`: make that this interpreter, and reuse the built extension.
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("PIPELINE_EXT_DIR", str(ROOT / ".cache" / "torch_extensions"))
+    env["HF_HUB_OFFLINE"] = "1"
+    env["TRANSFORMERS_OFFLINE"] = "1"
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def make_project_copy(dest: Path, remote: Path) -> Path:
+    """Copy the project into `dest` as a fresh git repo whose params.yaml is the smoke profile."""
+    dest.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in PROJECT_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=ignore)
+        elif src.exists():
+            shutil.copy2(src, dest / name)
+    (dest / ".dvc").mkdir()
+    shutil.copy2(ROOT / ".dvc" / ".gitignore", dest / ".dvc" / ".gitignore")
+    (dest / ".dvc" / "config").write_text(f"[core]\n    remote = local\n['remote \"local\"']\n    url = {remote}\n")
+    shutil.copy2(ROOT / "params" / "smoke.yaml", dest / "params.yaml")
+    run(["git", "init", "-q", "-b", "main"], dest)
+    run(["git", "add", "-A"], dest)
+    run(["git", "-c", "user.email=t@localhost", "-c", "user.name=t", "commit", "-qm", "project"], dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def smoke_repo(tmp_path_factory) -> Path:
+    """The project copy after one full `dvc repro` on the smoke profile (shared by the slow tests)."""
+    base = tmp_path_factory.mktemp("smoke")
+    repo = make_project_copy(base / "repo", base / "remote")
+    run(["dvc", "repro"], repo)
+    return repo
