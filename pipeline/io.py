@@ -17,6 +17,8 @@ from typing import Any, Iterable, Iterator, TypeVar
 from pipeline.records import RecordError, parse, to_dict
 
 T = TypeVar("T")
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 class InputError(ValueError):
@@ -107,6 +109,8 @@ def atomic_file(path: str | Path, mode: str = "w"):
         encoding = None if "b" in mode else "utf-8"
         with os.fdopen(fd, mode, encoding=encoding, newline=None if "b" in mode else "\n") as fh:
             yield fh
+        # mkstemp makes 0600 files; outputs get the usual permissions for the user's umask.
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -8,6 +8,7 @@ add file and line.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import types
 import typing
@@ -158,8 +159,8 @@ def to_dict(record: Any) -> dict:
 def _build(cls: type, obj: Any, where: str) -> Any:
     if not isinstance(obj, dict):
         raise RecordError(where, f"expected an object, got {_kind(obj)}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = _type_hints(cls)
+    fields = _fields(cls)
     for key in obj:
         if key not in fields:
             raise RecordError(_join(where, key), "unknown field")
@@ -178,6 +179,15 @@ def _build(cls: type, obj: Any, where: str) -> Any:
         if cls in (Decision, Section, Passage):
             raise RecordError(_join(where, "text"), "empty text")
     return cls(**values)
+
+
+# Resolving hints costs about a millisecond per call: once per class, not once per record.
+_type_hints = functools.cache(typing.get_type_hints)
+
+
+@functools.cache
+def _fields(cls: type) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(cls)}
 
 
 def _check(hint: Any, value: Any, where: str) -> Any:

@@ -1,0 +1,92 @@
+"""The generator interface every backend implements, and the pieces shared by all of them.
+
+A generator takes a batch of requests (a prompt plus decoding parameters) and returns one response per
+request, in order. Backends are named `backend:model` in params (e.g. "offline:cautious",
+"hf:Qwen/Qwen2.5-0.5B-Instruct", "openai:http://localhost:8000/v1|some-model").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from pipeline.text import digest
+
+
+class BackendError(RuntimeError):
+    """A generator that cannot be built or a call that failed after its retries."""
+
+
+@dataclass(frozen=True)
+class Request:
+    prompt: str
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int = 256
+    # Only used when temperature > 0: the same seed gives the same sample.
+    seed: int = 0
+
+    def decoding(self) -> dict[str, Any]:
+        """The decoding parameters that can change the output (the seed only matters when sampling)."""
+        out: dict[str, Any] = {
+            "temperature": float(self.temperature),
+            "top_p": float(self.top_p),
+            "max_new_tokens": int(self.max_new_tokens),
+        }
+        if self.temperature > 0:
+            out["seed"] = int(self.seed)
+        return out
+
+
+@dataclass(frozen=True)
+class Response:
+    text: str
+    # "stop" (finished on its own), "length" (hit max_new_tokens) or a backend-specific reason.
+    finish_reason: str
+    # Deterministic, JSON-serialisable details (no timings, no secrets): same request, same meta.
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Generator(Protocol):
+    # The panel entry this generator was built from, e.g. "offline:cautious".
+    name: str
+    # How many requests the stage hands over at once (results are cached after each batch).
+    batch_size: int
+
+    def generate(self, requests: Sequence[Request]) -> list[Response]: ...
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """'backend:model' -> (backend, model); the model part may itself contain ':' (URLs, tags)."""
+    backend, sep, model = spec.partition(":")
+    if not sep or not backend or not model:
+        raise BackendError(f"generator {spec!r}: expected 'backend:model'")
+    return backend, model
+
+
+def cache_key(name: str, request: Request, version: str = "") -> str:
+    """Hash of (backend, model, prompt, decoding params): the response cache's key.
+
+    `version` is for generators whose behaviour lives in this repository (the offline panel): a change
+    to their code must not be answered from the cache of the old code.
+    """
+    backend, model = split_spec(name)
+    decoding = ",".join(f"{k}={v!r}" for k, v in sorted(request.decoding().items()))
+    parts = (backend, model, request.prompt, decoding) + ((version,) if version else ())
+    return digest(*parts)
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe form of a generator name: readable prefix + hash of the full name."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:48] or "generator"
+    return f"{readable}-{digest(name)[:10]}"
+
+
+def source_version(*modules: object) -> str:
+    """A digest of the source files of `modules`: the version of a generator written in this repo."""
+    import inspect
+
+    return digest(*(inspect.getsource(m) for m in modules))[:16]

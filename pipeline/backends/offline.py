@@ -1,0 +1,230 @@
+"""The offline panel of SPEC 7: weight-free extractive answerers that really read the context.
+
+Each answerer parses the passages, the question and the refusal sentence back out of the prompt text
+(so it sees exactly what a real model sees), splits the passages into sentences, ranks them against
+the question with BM25 whose IDF is computed over the context's own sentences, and answers from the
+best sentence(s), or refuses when the best normalised score is under its threshold. The four styles
+differ in threshold and wording, and the confident style guesses when its evidence is weak; a wrong
+answer happens when a distractor sentence outranks the gold one or the evidence is weak, never because
+a script decided it for that item.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pipeline.text as text_module
+from pipeline import language
+from pipeline.backends.base import BackendError, Request, Response, source_version
+from pipeline.language import area, declarative
+from pipeline.prompts import RULES
+from pipeline.retrieval import tokenize as retrieval_tokenize
+from pipeline.retrieval.tokenize import tokenize
+from pipeline.text import split_sentences
+
+STYLES = ("cautious", "confident", "terse", "verbose")
+# Defaults; params generate.offline_thresholds overrides them.
+DEFAULT_THRESHOLDS = {"cautious": 0.45, "confident": 0.15, "terse": 0.3, "verbose": 0.35}
+
+_RULES_HEAD = RULES.split("\n", 1)[0]
+_REFUSAL = re.compile(r"reply with exactly this sentence and nothing else: (.+)")
+# Passages are joined by a blank line, so a marker is "[n] " right after one (or at the start).
+_MARKER = re.compile(r"(?:\A\n*|\n\n)\[(\d+)\] ")
+_CJK_STOP = re.compile(r"(?<=[。！？])")
+_AUX = re.compile(
+    r"^\s*(did|does|do|is|was|were|are|has|have|had|can|could|should|would|will|must|may|might)\b", re.I
+)
+# Words that turn a statement negative; what matters is a cue one side has and the other lacks.
+_NEG = re.compile(
+    r"\b(not|no|never|cannot|unable|neither|nor|none|nothing|insufficient|"
+    r"dismiss\w*|refus\w*|reject\w*|deni\w*|deny|declin\w*|fail\w*|acquit\w*|quash\w*|\w+n't)\b",
+    re.I,
+)
+# Clause breaks: punctuation followed by a space (so "HK$2,400,000" stays whole) or a subordinator.
+_CLAUSE = re.compile(r"\s*(?:[,;:](?=\s)|\bwhich\b|\bbecause\b|\bwhereas\b|\balthough\b)\s*", re.I)
+_TOKEN = re.compile(r"\S+")
+K1, B = 1.2, 0.75
+# Below this best-sentence score the confident style stops quoting and starts guessing (see _overconfident).
+WEAK_EVIDENCE = 0.4
+# Weight of the whole passage's match in a sentence's score (see rank_sentences).
+PASSAGE_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class ParsedPrompt:
+    passages: list[tuple[str, str]]  # (heading, text), numbered from 1
+    question: str
+    refusal: str
+
+
+def parse_prompt(prompt: str) -> ParsedPrompt:
+    """Recover passages, question and refusal from pipeline.prompts.answer_prompt's text."""
+    head, sep, rest = prompt.rpartition(_RULES_HEAD)
+    question_at = rest.rfind("\nQuestion: ")
+    refusal = _REFUSAL.search(rest)
+    if not sep or question_at < 0 or refusal is None or not head.startswith("Passages:"):
+        raise BackendError("offline answerer: the prompt is not in the answer_prompt format")
+    body = head[len("Passages:") :]
+    passages: list[tuple[str, str]] = []
+    starts: list[tuple[int, int]] = []
+    for m in _MARKER.finditer(body):
+        # Only the next number in sequence is a marker; "[3] " inside a passage text is not.
+        if int(m.group(1)) == len(starts) + 1:
+            starts.append((m.start(), m.end()))
+    for n, (_, end) in enumerate(starts):
+        stop = starts[n + 1][0] if n + 1 < len(starts) else len(body)
+        heading, _, text = body[end:stop].strip("\n").partition("\n")
+        passages.append((heading.strip(), text.strip()))
+    return ParsedPrompt(passages, rest[question_at + len("\nQuestion: ") :].strip(), refusal.group(1).strip())
+
+
+@dataclass(frozen=True)
+class Ranked:
+    score: float  # normalised BM25 in [0, 1): share of the question's IDF mass the sentence matches
+    passage: int  # 1-based, as numbered in the prompt
+    sentence: str
+
+
+def sentences_of(text: str) -> list[str]:
+    out: list[str] = []
+    for s in split_sentences(text):
+        out.extend(p.strip() for p in _CJK_STOP.split(s) if p.strip())
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokens(text: str) -> tuple[str, ...]:
+    # The same passages recur across contexts and panel members: tokenise each text once.
+    return tuple(tokenize(text))
+
+
+def rank_sentences(
+    passages: Sequence[tuple[str, str]], question: str, passage_weight: float = PASSAGE_WEIGHT
+) -> list[Ranked]:
+    """Score every context sentence against the question; best first.
+
+    A sentence's score mixes its own BM25 match with the match of its whole passage (heading
+    included), both normalised to the share of the question's IDF mass they cover: a reader judges
+    a sentence with its paragraph, where the party's name or the topic is often stated once.
+    IDF is computed over the context's own sentences.
+    """
+    units = [(n, s, _tokens(s)) for n, (_, text) in enumerate(passages, start=1) for s in sentences_of(text)]
+    query = list(dict.fromkeys(tokenize(question)))
+    if not units or not query:
+        return []
+    df = Counter(t for _, _, toks in units for t in set(toks))
+    total = len(units)
+    avg = sum(len(toks) for _, _, toks in units) / total or 1.0
+    # Smoothed IDF over the context's sentences. A question word absent from the context gets the
+    # largest weight, so missing evidence lowers every score; the +1 smoothing keeps that penalty
+    # moderate in short contexts (a one-sentence context would otherwise weigh a miss 5x a hit).
+    idf = {t: math.log(1 + (total + 1) / (df[t] + 1)) for t in query}
+    mass = sum(idf.values())
+    covered = [
+        sum(idf[t] for t in set(_tokens(f"{heading} {text}")) & idf.keys()) / mass
+        for heading, text in passages
+    ]
+    ranked = []
+    for order, (n, sentence, toks) in enumerate(units):
+        tf = Counter(toks)
+        norm = K1 * (1 - B + B * len(toks) / avg)
+        # Each term counts at most its IDF (one occurrence in an average-length sentence).
+        own = sum(idf[t] * min(1.0, tf[t] * (K1 + 1) / (tf[t] + norm)) for t in query if tf[t]) / mass
+        score = (1 - passage_weight) * own + passage_weight * covered[n - 1]
+        ranked.append((-score, order, Ranked(score, n, sentence)))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [r[2] for r in ranked]
+
+
+def is_yesno(question: str) -> bool:
+    return _AUX.match(question) is not None
+
+
+def polarity(question: str, sentence: str) -> str:
+    """'Yes' unless the sentence and the question disagree on a negation cue."""
+    q = {m.lower()[:5] for m in _NEG.findall(question)}
+    s = {m.lower()[:5] for m in _NEG.findall(sentence)}
+    return "No" if bool(s - q) != bool(q - s) else "Yes"
+
+
+def key_clause(sentence: str, question: str) -> str:
+    """The clause of the sentence that matches the question best (ties: the earlier one)."""
+    clauses = [c for c in _CLAUSE.split(sentence) if c and len(c.split()) >= 3] or [sentence]
+    query = set(tokenize(question))
+    best = max(enumerate(clauses), key=lambda ic: (len(query & set(tokenize(ic[1]))), -ic[0]))[1]
+    return best.strip().rstrip(".") + "."
+
+
+class OfflineAnswerer:
+    """One member of the offline panel: `offline:<style>`."""
+
+    batch_size = 256
+    # Cached answers are keyed by this code's version, so editing the panel re-answers.
+    version = source_version(sys.modules[__name__], language, retrieval_tokenize, text_module)
+
+    def __init__(self, style: str, threshold: float):
+        if style not in STYLES:
+            raise BackendError(f"offline answerer style {style!r} unknown; known: {list(STYLES)}")
+        self.name = f"offline:{style}"
+        self.style = style
+        self.threshold = threshold
+
+    def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [self.answer(r) for r in requests]
+
+    def answer(self, request: Request) -> Response:
+        parsed = parse_prompt(request.prompt)
+        ranked = rank_sentences(parsed.passages, parsed.question)
+        best = ranked[0] if ranked else None
+        meta = {"threshold": self.threshold, "score": round(best.score, 4) if best else 0.0}
+        if best is None or best.score < self.threshold:
+            return _limit(parsed.refusal, request.max_new_tokens, meta)
+        meta["passage"] = best.passage
+        text = self._write(parsed.question, ranked)
+        return _limit(text, request.max_new_tokens, meta)
+
+    def _write(self, question: str, ranked: list[Ranked]) -> str:
+        best = ranked[0]
+        yn = polarity(question, best.sentence) if is_yesno(question) else None
+        lead = f"{yn}. " if yn else ""
+        if self.style == "cautious":
+            return f'{lead}Passage [{best.passage}] states: "{best.sentence}"'
+        if self.style == "confident":
+            return self._overconfident(question, best, yn)
+        if self.style == "terse":
+            return f"{yn}." if yn else key_clause(best.sentence, question)
+        second = ranked[1] if len(ranked) > 1 else None
+        cited = sorted({best.passage} | ({second.passage} if second else set()))
+        refs = " and ".join(f"[{n}]" for n in cited)
+        body = best.sentence + (f" {second.sentence}" if second else "")
+        return f"{lead}Reading the passages, the answer rests on the following. {body} (see passage{'s' if len(cited) > 1 else ''} {refs})"
+
+
+    def _overconfident(self, question: str, best: Ranked, yn: str | None) -> str:
+        """The confident style never holds back. On weak evidence it does what overconfident models do:
+        a yes/no question gets the question's own premise asserted as the answer, and any other answer
+        is padded with a generic claim the passages do not make. Strong evidence is quoted plainly."""
+        lead = f"{yn}. " if yn else ""
+        if best.score >= WEAK_EVIDENCE:
+            return f"{lead}{best.sentence}"
+        if yn:
+            return f"Yes. {_capitalise(declarative(question))}."
+        return f"{best.sentence} This is the approach usually taken in {area(question)} cases of this kind."
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _limit(text: str, max_new_tokens: int, meta: dict) -> Response:
+    """Respect max_new_tokens (counted in whitespace words) the way a model would: cut and say so."""
+    words = _TOKEN.findall(text)
+    if len(words) > max_new_tokens:
+        return Response(" ".join(words[:max_new_tokens]), "length", meta)
+    return Response(text, "stop", meta)

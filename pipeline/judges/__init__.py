@@ -1,0 +1,66 @@
+"""Judges: `rule:<strictness>` (SPEC 7 offline default) and `llm:<backend spec>` (any generator backend).
+
+`make_judge(spec, params)` builds one from a params.judge.judges entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pipeline.judges.base import DIMENSIONS, Judge, JudgeItem, file_name
+from pipeline.judges.rule import RuleJudge
+
+__all__ = ["DIMENSIONS", "Judge", "JudgeItem", "RuleJudge", "file_name", "make_judge"]
+
+
+def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:
+    """`params` is the full Params; `generator_factory(backend_spec)` builds an LLM judge's generator."""
+    kind, _, name = spec.partition(":")
+    if kind == "rule":
+        return RuleJudge(name)
+    if kind == "llm":
+        from pipeline.judges.llm import LLMJudge
+
+        if not name:
+            raise ValueError(f"judge {spec!r}: expected 'llm:<backend>:<model>'")
+        if generator_factory is None:
+            generator_factory = _default_factory(params)
+        return LLMJudge(
+            spec, generator_factory(name), params.judge.max_retries, params.judge.decoding, params.seed
+        )
+    raise ValueError(
+        f"unknown judge {spec!r} (expected 'rule:strict', 'rule:lenient' or 'llm:<backend spec>')"
+    )
+
+
+JUDGE_CACHE = "data/cache/judge"
+
+
+class CachedGenerator:
+    """A generator whose calls go through the response cache (a rerun makes no repeated calls)."""
+
+    def __init__(self, generator: Any, cache_dir: str):
+        from pipeline.backends.cache import ResponseCache
+
+        self.generator = generator
+        self.name = generator.name
+        self.batch_size = generator.batch_size
+        self.cache = ResponseCache(cache_dir, generator.name)
+
+    def generate(self, requests: Any) -> list:
+        from pipeline.backends.cache import run_cached
+
+        return run_cached(self.generator, requests, self.cache)[0]
+
+    def close(self) -> None:
+        self.cache.close()
+
+
+def _default_factory(params: Any) -> Callable[[str], Any]:
+    from pipeline import backends
+
+    def build(backend_spec: str) -> Any:
+        return CachedGenerator(backends.make_generator(backend_spec, params.generate), JUDGE_CACHE)
+
+    return build

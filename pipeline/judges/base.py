@@ -1,0 +1,45 @@
+"""The judge interface: every judge (rule or LLM) turns judge items into one Label per candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pipeline.records import QA, Candidate, Label, Passage
+
+BEHAVIOURS = ("attempted", "abstained", "unusable")
+FAITHFULNESS = ("fully_supported", "partially_supported", "unsupported", "contradicted")
+CORRECTNESS = ("correct", "incorrect")
+COMPLETENESS = ("complete", "incomplete")
+# Dimension name -> allowed labels, in the order a judge is asked about them.
+DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "behaviour": BEHAVIOURS,
+    "faithfulness": FAITHFULNESS,
+    "correctness": CORRECTNESS,
+    "completeness": COMPLETENESS,
+}
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """Everything a judge may look at for one candidate: the answer, the context shown, the reference."""
+
+    candidate: Candidate
+    qa: QA
+    passages: tuple[Passage, ...]
+    answerable: bool
+    refusal: str
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
+        """One Label per item, in the same order; never drops an item."""
+        ...
+
+
+def file_name(judge: str) -> str:
+    """Labels file name of a judge spec ("rule:strict" -> "rule-strict.jsonl")."""
+    return judge.replace(":", "-").replace("/", "-").replace("|", "-") + ".jsonl"

@@ -1,0 +1,73 @@
+"""Loading the data files the judge, pairs and report stages share, with cross-file checks: a candidate
+that names an unknown context, or a context that names an unknown question or passage, stops the stage
+with the file, the record and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.io import InputError, read_records
+from pipeline.judges.base import JudgeItem
+from pipeline.records import QA, Candidate, Context, Label, Passage
+
+INTERIM = Path("data/interim")
+
+
+@dataclass
+class Corpus:
+    passages: dict[str, Passage]
+    qas: dict[str, QA]
+    contexts: dict[str, Context]
+    candidates: list[Candidate]
+
+
+def load_corpus(root: Path = INTERIM) -> Corpus:
+    passages = {p.id: p for p in read_records(root / "passages.jsonl", Passage)}
+    qas = {q.id: q for q in read_records(root / "qa.jsonl", QA)}
+    contexts = {c.id: c for c in read_records(root / "contexts.jsonl", Context)}
+    candidates = read_records(root / "candidates.jsonl", Candidate)
+    for c in contexts.values():
+        if c.qa_id not in qas:
+            raise InputError(
+                root / "contexts.jsonl", None, "qa_id", f"context {c.id!r}: unknown question {c.qa_id!r}"
+            )
+        for pid in c.passage_ids:
+            if pid not in passages:
+                raise InputError(
+                    root / "contexts.jsonl", None, "passage_ids", f"context {c.id!r}: unknown passage {pid!r}"
+                )
+    for cand in candidates:
+        if cand.context_id not in contexts:
+            raise InputError(
+                root / "candidates.jsonl",
+                None,
+                "context_id",
+                f"candidate {cand.id!r}: unknown context {cand.context_id!r}",
+            )
+    candidates.sort(key=lambda c: c.id)
+    return Corpus(passages, qas, contexts, candidates)
+
+
+def judge_items(corpus: Corpus, refusal: str) -> list[JudgeItem]:
+    items = []
+    for cand in corpus.candidates:
+        context = corpus.contexts[cand.context_id]
+        passages = tuple(corpus.passages[p] for p in context.passage_ids)
+        items.append(JudgeItem(cand, corpus.qas[context.qa_id], passages, context.answerable, refusal))
+    return items
+
+
+def load_labels(path: Path, candidates: list[Candidate]) -> dict[str, Label]:
+    """Labels of one judge keyed by candidate id; every candidate must have exactly one."""
+    labels = {lab.candidate_id: lab for lab in read_records(path, Label, unique_key="candidate_id")}
+    known = {c.id for c in candidates}
+    for cid in labels:
+        if cid not in known:
+            raise InputError(path, None, "candidate_id", f"label for unknown candidate {cid!r}")
+    missing = sorted(known - set(labels))
+    if missing:
+        raise InputError(
+            path, None, "candidate_id", f"{len(missing)} candidates have no label, e.g. {missing[0]!r}"
+        )
+    return labels

@@ -1,0 +1,150 @@
+"""An LLM judge (`llm:<backend spec>`): one prompt per dimension, a JSON reply checked against a schema,
+retries with a note about the invalid reply, then status "unparseable" -- the label is kept, never dropped.
+
+Calls go through the generator interface of pipeline/backends/base.py, batched per dimension so a
+served model sees whole batches; only the items whose reply was invalid are asked again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.backends.base import Generator, Request
+from pipeline.judges.base import DIMENSIONS, JudgeItem
+from pipeline.prompts import render_passages
+from pipeline.records import Label
+
+_QUESTIONS = {
+    "behaviour": (
+        "Classify the RESPONSE's behaviour. attempted: it gives an answer (even if it also says the "
+        "passages are insufficient). abstained: it only declines or says the information is missing. "
+        "unusable: empty, unreadable or degenerate (e.g. repeated tokens)."
+    ),
+    "faithfulness": (
+        "Judge the RESPONSE only against the PASSAGES shown. fully_supported: every claim is supported. "
+        "partially_supported: the main conclusion is supported but a secondary claim is not. "
+        "unsupported: the main conclusion is not supported. contradicted: the passages say otherwise."
+    ),
+    "correctness": (
+        "Compare the RESPONSE with the REFERENCE answer. correct: same bottom line (facts, amounts, "
+        "yes/no). incorrect: a different or missing bottom line."
+    ),
+    "completeness": (
+        "Compare the RESPONSE with the REFERENCE answer. complete: it states the essential rule, "
+        "conditions, exceptions and qualifications. incomplete: it misses any of them."
+    ),
+}
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+@dataclass
+class _Slot:
+    item: JudgeItem
+    label: Label
+
+
+class LLMJudge:
+    """Judges with a generator; `decoding` holds temperature, top_p and max_new_tokens."""
+
+    def __init__(self, name: str, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+        self.name = name
+        self.generator = generator
+        self.max_retries = max_retries
+        self.decoding = decoding
+        self.seed = seed
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
+        slots = [_Slot(i, Label(i.candidate.id, self.name, None, None, None, None, "ok")) for i in items]
+        self._ask("behaviour", slots)
+        attempted = [s for s in slots if s.label.status == "ok" and s.label.behaviour == "attempted"]
+        for dimension in ("faithfulness", "correctness", "completeness"):
+            self._ask(dimension, [s for s in attempted if s.label.status == "ok"])
+        return [s.label for s in slots]
+
+    def _ask(self, dimension: str, slots: list[_Slot]) -> None:
+        pending = list(slots)
+        last: dict[int, str] = {}
+        for _attempt in range(self.max_retries + 1):
+            if not pending:
+                return
+            prompts = [judge_prompt(dimension, s.item, last.get(id(s))) for s in pending]
+            replies = self._generate(prompts)
+            still = []
+            for slot, reply in zip(pending, replies, strict=True):
+                value = parse_reply(reply, DIMENSIONS[dimension])
+                if value is None:
+                    last[id(slot)] = reply
+                    still.append(slot)
+                else:
+                    setattr(slot.label, dimension, value)
+            pending = still
+        for slot in pending:
+            slot.label.status = "unparseable"
+
+    def _generate(self, prompts: list[str]) -> list[str]:
+        requests = [
+            Request(
+                prompt=p,
+                temperature=self.decoding.temperature,
+                top_p=self.decoding.top_p,
+                max_new_tokens=self.decoding.max_new_tokens,
+                seed=self.seed,
+            )
+            for p in prompts
+        ]
+        responses = self.generator.generate(requests)
+        if len(responses) != len(requests):
+            raise RuntimeError(
+                f"{self.name}: generator returned {len(responses)} replies for {len(requests)}"
+            )
+        return [r.text for r in responses]
+
+
+def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = None) -> str:
+    allowed = DIMENSIONS[dimension]
+    parts = [f"You are grading an answer to a legal question. {_QUESTIONS[dimension]}"]
+    if dimension == "faithfulness":
+        parts.append(f"PASSAGES:\n{render_passages(item.passages)}")
+    parts.append(f"QUESTION: {item.qa.question}")
+    if dimension in ("correctness", "completeness"):
+        parts.append(f"REFERENCE: {item.qa.answer}")
+    parts.append(f"RESPONSE: {item.candidate.text}")
+    parts.append(
+        'Reply with one JSON object and nothing else: {"label": "<one of: '
+        + ", ".join(allowed)
+        + '>", "reason": "<one sentence>"}'
+    )
+    if invalid_reply is not None:
+        # A changed prompt also keeps a cached deterministic backend from returning the same reply.
+        parts.append(
+            "Your previous reply was not a valid JSON object with an allowed label: "
+            + json.dumps(invalid_reply[:200], ensure_ascii=False)
+        )
+    return "\n\n".join(parts)
+
+
+def parse_reply(reply: str, allowed: Sequence[str]) -> str | None:
+    """The label of a reply matching {"label": <allowed>, "reason"?: str}; None when it does not."""
+    text = reply.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        obj = json.loads(text[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or set(obj) - {"label", "reason"}:
+        return None
+    label = obj.get("label")
+    if not isinstance(label, str) or label.strip() not in allowed:
+        return None
+    if "reason" in obj and not isinstance(obj["reason"], str):
+        return None
+    return label.strip()

@@ -1,0 +1,270 @@
+"""The rule judge of SPEC 7: behaviour from refusal cues and degenerate text; faithfulness by aligning
+each answer sentence with its best-matching context sentence (content words, numbers, polarity);
+correctness and completeness from the QA's facts and qualifiers.
+
+Two strictness settings share the same rules with different thresholds, so their disagreement measures
+how much the pairs depend on judging choices rather than on the answers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.judges import matching as m
+from pipeline.judges.base import JudgeItem
+from pipeline.records import Label
+from pipeline.text import split_sentences
+
+
+@dataclass(frozen=True)
+class Strictness:
+    # Content words of a claim left after removing refusal clauses for the answer to count as attempted.
+    attempt_min_words: int
+    # Share of a claim's content words its aligned context sentence must contain.
+    support_recall: float
+    # Numbers of a claim must appear in the aligned sentence (True) or anywhere in the context (False).
+    numbers_in_sentence: bool
+    # A claim whose negation differs from its aligned sentence is not supported (and may contradict it).
+    check_polarity: bool
+    # Share of a fact's words (all of its numbers always) the answer must contain.
+    fact_recall: float
+    # Share of facts that must be present for "correct" (a yes/no polarity fact is always required).
+    facts_required: float
+    # Share of a qualifier's content words that must appear, and share of qualifiers required.
+    qualifier_recall: float
+    qualifiers_required: float
+    # Share of the reference answer's content words needed when a QA lists no facts.
+    reference_recall: float
+    # Share of a Yes/No answer's own words that must come from the question or the reference.
+    topic_overlap: float
+
+
+STRICTNESS = {
+    "strict": Strictness(
+        attempt_min_words=2,
+        support_recall=0.8,
+        numbers_in_sentence=True,
+        check_polarity=True,
+        fact_recall=1.0,
+        facts_required=1.0,
+        qualifier_recall=0.75,
+        qualifiers_required=1.0,
+        reference_recall=0.5,
+        topic_overlap=0.4,
+    ),
+    "lenient": Strictness(
+        attempt_min_words=4,
+        support_recall=0.6,
+        numbers_in_sentence=False,
+        check_polarity=False,
+        fact_recall=0.6,
+        facts_required=0.5,
+        qualifier_recall=0.5,
+        qualifiers_required=0.5,
+        reference_recall=0.3,
+        topic_overlap=0.25,
+    ),
+}
+# A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
+CONTRADICTION_RECALL = 0.5
+
+
+@dataclass
+class _Sentence:
+    text: str
+    words: set[str]
+    numbers: set[str]
+    negative: bool
+
+
+class RuleJudge:
+    def __init__(self, strictness: str):
+        if strictness not in STRICTNESS:
+            raise ValueError(f"unknown rule judge {strictness!r} (known: {', '.join(STRICTNESS)})")
+        self.name = f"rule:{strictness}"
+        self.cfg = STRICTNESS[strictness]
+        self._passages: dict[tuple[str, str], list[_Sentence]] = {}
+
+    def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
+        return [self.judge_one(item) for item in items]
+
+    def judge_one(self, item: JudgeItem) -> Label:
+        text = item.candidate.text
+        behaviour = self.behaviour(text, item.refusal)
+        label = Label(item.candidate.id, self.name, behaviour, None, None, None, "ok")
+        if behaviour != "attempted":
+            return label
+        answer = m.non_refusal_text(text, item.refusal)
+        label.faithfulness = self.faithfulness(answer, item)
+        label.correctness = self.correctness(answer, item)
+        label.completeness = self.completeness(answer, item)
+        return label
+
+    # ----------------------------------------------------------------------------------- stage one
+    def behaviour(self, text: str, refusal: str) -> str:
+        if m.degenerate(text):
+            return "unusable"
+        if not m.has_refusal(text, refusal):
+            return "attempted"
+        rest = m.non_refusal_text(text, refusal)
+        # A hedge followed by an answer is still an attempt; a bare Yes/No after a hedge counts too.
+        if m.lead_polarity(rest) or len(m.content_words(rest)) >= self.cfg.attempt_min_words:
+            return "attempted"
+        return "abstained"
+
+    # ------------------------------------------------------------------------------- faithfulness
+    def faithfulness(self, answer: str, item: JudgeItem) -> str:
+        context = self._sentences(item)
+        claims = [c for c in (m.strip_citations(s).strip() for s in split_sentences(answer)) if c]
+        # "No. <sentence>" is one main claim: the bottom line and the sentence that carries it.
+        # Framing sentences in between ("Reading the passages, ...") are skipped.
+        if len(claims) > 1 and m.lead_polarity(claims[0]) and not m.content_words(m.strip_lead(claims[0])):
+            k = next((i for i in range(1, len(claims)) if not _framing(claims[i])), None)
+            if k is not None:
+                claims = [f"{claims[0].rstrip('.!')}, {claims[k]}", *claims[1:k], *claims[k + 1 :]]
+        verdicts = [v for v in (self._claim(c, context, item) for c in claims) if v is not None]
+        if not verdicts:
+            return "unsupported"
+        main, rest = verdicts[0], verdicts[1:]
+        if main != "supported":
+            return main
+        return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+
+    def _claim(self, claim: str, context: list[_Sentence], item: JudgeItem) -> str | None:
+        """supported | unsupported | contradicted for one answer sentence; None for pure framing."""
+        lead = m.lead_polarity(claim)
+        body = m.strip_lead(claim) if lead else claim
+        words, nums = m.content_words(body), m.numbers(body)
+        if _framing(body):
+            if lead is None:
+                return None
+            # A bare "Yes."/"No." claims the question's bottom line: check it where the question points.
+            best, _ = _align(m.content_words(item.qa.question), context)
+            if best is None:
+                return "unsupported"
+            return "supported" if lead == _bottom_line(item.qa.question, best.negative) else "contradicted"
+        best, recall = _align(words, context, frozenset(nums))
+        if best is None:
+            return "unsupported"
+        polarity_ok = not self.cfg.check_polarity or (
+            m.is_negative(body) == best.negative
+            # The Yes/No must be the answer the supporting sentence gives to the question (when that
+            # sentence is about the question at all).
+            and (
+                lead is None
+                or not _on_topic(item.qa.question, best)
+                or lead == _bottom_line(item.qa.question, best.negative)
+            )
+        )
+        in_sentence = nums <= best.numbers
+        numbers_ok = in_sentence if self.cfg.numbers_in_sentence else nums <= _all_numbers(context)
+        if recall >= self.cfg.support_recall and numbers_ok and polarity_ok:
+            return "supported"
+        if recall >= CONTRADICTION_RECALL and (
+            (nums and best.numbers and not in_sentence) or not polarity_ok
+        ):
+            return "contradicted"
+        return "unsupported"
+
+    def _sentences(self, item: JudgeItem) -> list[_Sentence]:
+        # The same passages recur across many contexts: their sentences are analysed once per text.
+        out: list[_Sentence] = []
+        for p in item.passages:
+            key = (p.id, p.text)
+            if key not in self._passages:
+                self._passages[key] = [
+                    _Sentence(s, m.content_words(s), m.numbers(s), m.is_negative(s))
+                    for s in split_sentences(p.text)
+                ]
+            out.extend(self._passages[key])
+        return out
+
+    # ------------------------------------------------------------------- correctness, completeness
+    def correctness(self, answer: str, item: JudgeItem) -> str:
+        facts = [f for f in item.qa.facts if f.strip()]
+        if not facts:
+            reference = m.content_words(item.qa.answer)
+            recall = len(reference & m.content_words(answer)) / max(1, len(reference))
+            return "correct" if recall >= self.cfg.reference_recall else "incorrect"
+        polarity_facts = [f for f in facts if f.strip().lower().rstrip(".") in ("yes", "no")]
+        bottom_line = m.lead_polarity(answer) or _bottom_line(item.qa.question, m.is_negative(answer))
+        if any(bottom_line != f.strip().lower().rstrip(".") for f in polarity_facts):
+            return "incorrect"
+        body = m.content_words(m.strip_lead(answer))
+        if polarity_facts and body:
+            # A right Yes/No attached to a sentence about another matter (another party, another order)
+            # does not give the reference's bottom line.
+            about = m.content_words(item.qa.answer) | m.content_words(item.qa.question)
+            if len(body & about) / len(body) < self.cfg.topic_overlap:
+                return "incorrect"
+        others = [f for f in facts if f not in polarity_facts]
+        if not others:
+            return "correct"
+        present = sum(self.fact_present(f, answer) for f in others)
+        needed = math.ceil(self.cfg.facts_required * len(others) - 1e-9)
+        return "correct" if present >= max(1, needed) else "incorrect"
+
+    def fact_present(self, fact: str, answer: str) -> bool:
+        fact_numbers = m.numbers(fact)
+        if not fact_numbers <= m.numbers(answer):
+            return False
+        fact_words = {m.stem(w) for w in m.words(fact) if not w[0].isdigit() and w not in m.CURRENCY}
+        if not fact_words:
+            return True
+        answer_words = {m.stem(w) for w in m.words(answer)}
+        return len(fact_words & answer_words) / len(fact_words) >= self.cfg.fact_recall - 1e-9
+
+    def completeness(self, answer: str, item: JudgeItem) -> str:
+        qualifiers = [q for q in item.qa.qualifiers if m.content_words(q)]
+        if not qualifiers:
+            return "complete"
+        answer_words = m.content_words(answer)
+        present = 0
+        for qualifier in qualifiers:
+            wanted = m.content_words(qualifier)
+            if len(wanted & answer_words) / len(wanted) >= self.cfg.qualifier_recall - 1e-9:
+                present += 1
+        needed = max(1, math.ceil(self.cfg.qualifiers_required * len(qualifiers) - 1e-9))
+        return "complete" if present >= needed else "incomplete"
+
+
+def _align(
+    words: set[str], context: list[_Sentence], nums: frozenset[str] = frozenset()
+) -> tuple[_Sentence | None, float]:
+    """The context sentence sharing most of the claim's words and numbers (ties: the higher Jaccard of
+    words), with the share of the claim's words it contains. Numbers only rank: among near-identical
+    sentences of different cases, the one with the claim's figures is the one it was taken from."""
+    if not words or not context:
+        return None, 0.0
+    best, best_key, best_recall = None, (-1.0, -1.0), 0.0
+    for sentence in context:
+        shared = len(words & sentence.words)
+        if not shared:
+            continue
+        recall = shared / len(words)
+        key = (recall + len(nums & sentence.numbers) / (len(nums) or 1), shared / len(words | sentence.words))
+        if key > best_key:
+            best, best_key, best_recall = sentence, key, recall
+    return best, best_recall
+
+
+def _framing(claim: str) -> bool:
+    """A sentence that claims nothing: under two content words, or only framing words, and no number."""
+    words = m.content_words(m.strip_lead(claim))
+    return (len(words) < 2 or words <= m.FRAMING) and not m.numbers(claim)
+
+
+def _on_topic(question: str, sentence: _Sentence) -> bool:
+    words = m.content_words(question)
+    return len(words & sentence.words) >= max(1, round(0.3 * len(words)))
+
+
+def _bottom_line(question: str, statement_negative: bool) -> str:
+    """The yes/no answer a statement gives to a question: yes when both are negated or neither is."""
+    return "yes" if m.is_negative(question) == statement_negative else "no"
+
+
+def _all_numbers(context: list[_Sentence]) -> set[str]:
+    return set().union(*(s.numbers for s in context)) if context else set()

@@ -1,0 +1,198 @@
+"""The context variants of SPEC 2: which passages a question is shown, and where its gold passage sits.
+
+Pure: passages, questions and retrievers in, Context records out. Retrievers are looked up by the
+variant's source ("bm25", "dense"), so tests can hand in fakes and the stage hands in the real ones.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.records import QA, SAFE_ID, Context, Passage
+from pipeline.retrieval.rank import Retriever
+from pipeline.text import stable_hash
+
+
+@dataclass(frozen=True)
+class Variant:
+    answerable: bool
+    # Where the other passages come from: none, surrounding, random, bm25 or dense.
+    source: str
+
+
+VARIANTS: dict[str, Variant] = {
+    "gold_only": Variant(True, "none"),
+    "gold_surrounding": Variant(True, "surrounding"),
+    "gold_plus_random": Variant(True, "random"),
+    "gold_plus_bm25": Variant(True, "bm25"),
+    "gold_plus_dense": Variant(True, "dense"),
+    "random_context": Variant(False, "random"),
+    "bm25_hard_negative": Variant(False, "bm25"),
+    "dense_hard_negative": Variant(False, "dense"),
+}
+
+
+class ContextError(ValueError):
+    """A question whose context cannot be built; names the question and the offending field."""
+
+    def __init__(self, qa_id: str, field: str, message: str):
+        super().__init__(f"question {qa_id!r}, field '{field}': {message}")
+        self.qa_id, self.field, self.message = qa_id, field, message
+
+
+def variant_spec(name: str) -> Variant:
+    """The variant of a name. A dense variant may name a second embedding model after a dot,
+    e.g. "gold_plus_dense.e5": its source is then "dense.e5" (see params contexts.dense_models)."""
+    base, _, alias = name.partition(".")
+    spec = VARIANTS.get(base)
+    if spec is None or (alias and spec.source != "dense") or name.endswith("."):
+        raise ValueError(
+            f"unknown context variant {name!r}; known: {sorted(VARIANTS)} "
+            "(dense ones may add '.<alias>' of contexts.dense_models)"
+        )
+    return Variant(spec.answerable, f"dense.{alias}") if alias else spec
+
+
+def sources(variants: Sequence[str]) -> set[str]:
+    return {variant_spec(v).source for v in variants}
+
+
+def gold_slot(qa_id: str, variant: str, size: int) -> int:
+    """The gold passage's preferred index: a hash of (qa_id, variant), so it is uncorrelated with
+    the retrieval ranks and the same on every run."""
+    return stable_hash("gold_slot", qa_id, variant) % size
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def build_contexts(
+    passages: Sequence[Passage],
+    qas: Sequence[QA],
+    variants: Sequence[str],
+    k: int,
+    seed: int,
+    retrievers: Mapping[str, Retriever],
+    pool: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[Context]:
+    """One Context per (question, variant), sorted by id.
+
+    Distractors never come from the gold passage's family (gold_surrounding alone takes neighbours of
+    the same decision on purpose), and a passage whose text duplicates the gold passage or an earlier
+    distractor is skipped, so a "distractor" can never be the evidence under another id.
+    """
+    if k < 1:
+        raise ValueError(f"contexts.k must be >= 1, got {k}")
+    if pool < k:
+        raise ValueError(f"contexts.pool ({pool}) must be >= contexts.k ({k})")
+    needed = sources(variants)
+    missing = sorted({s for s in needed if s.startswith(("bm25", "dense"))} - set(retrievers))
+    if missing:
+        raise ValueError(f"no retriever given for {missing}")
+
+    index = {p.id: i for i, p in enumerate(passages)}
+    by_family: dict[str, list[int]] = defaultdict(list)
+    by_decision: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(passages):
+        by_family[p.family].append(i)
+        by_decision[p.decision_id].append(i)
+    for members in by_decision.values():
+        members.sort(key=lambda i: (passages[i].position, passages[i].id))
+    norm_text = [_norm(p.text) for p in passages]
+
+    contexts: list[Context] = []
+    for qi, qa in enumerate(qas):
+        gold = index.get(qa.gold_passage_id)
+        if gold is None:
+            raise ContextError(qa.id, "gold_passage_id", f"unknown passage {qa.gold_passage_id!r}")
+        if passages[gold].family != qa.family:
+            raise ContextError(
+                qa.id,
+                "family",
+                f"{qa.family!r} differs from the gold passage's family {passages[gold].family!r}",
+            )
+        family = by_family[qa.family]
+        family_set = set(family)
+        for variant in variants:
+            spec = variant_spec(variant)
+            cid = f"{qa.id}/{variant}"
+            if not SAFE_ID.match(cid):
+                raise ContextError(qa.id, "id", f"context id {cid!r} is not a safe id (too long?)")
+            if spec.source == "none":
+                contexts.append(Context(cid, qa.id, variant, True, [passages[gold].id], 0))
+                continue
+            if spec.source == "surrounding":
+                ids, slot = _surrounding(by_decision[passages[gold].decision_id], gold, k, qa.id, variant)
+                contexts.append(Context(cid, qa.id, variant, True, [passages[i].id for i in ids], slot))
+                continue
+            need = k - 1 if spec.answerable else k
+            if spec.source == "random":
+                rng = random.Random(stable_hash(seed, "contexts", qa.id, variant))
+                ranked = _random_order(rng, len(passages), family_set, need + pool)
+            else:
+                ranked = retrievers[spec.source].top(qi, pool, family_set)
+            chosen = _distinct(ranked, norm_text, norm_text[gold], need)
+            if len(chosen) < need:
+                outside = len(passages) - len(family)
+                raise ContextError(
+                    qa.id,
+                    "family",
+                    f"variant {variant} needs {need} distractors outside family {qa.family!r}, found only "
+                    f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool})",
+                )
+            if spec.answerable:
+                slot = gold_slot(qa.id, variant, k)
+                chosen = chosen[:slot] + [gold] + chosen[slot:]
+                contexts.append(Context(cid, qa.id, variant, True, [passages[i].id for i in chosen], slot))
+            else:
+                contexts.append(Context(cid, qa.id, variant, False, [passages[i].id for i in chosen], None))
+        if progress:
+            progress(1)
+    contexts.sort(key=lambda c: c.id)
+    return contexts
+
+
+def _surrounding(members: list[int], gold: int, k: int, qa_id: str, variant: str) -> tuple[list[int], int]:
+    """A window of up to k consecutive passages of the gold's decision; the gold sits at its hashed
+    slot unless the decision's edge forces the window over."""
+    where = members.index(gold)
+    size = min(k, len(members))
+    start = min(max(where - gold_slot(qa_id, variant, size), 0), len(members) - size)
+    return members[start : start + size], where - start
+
+
+def _random_order(rng: random.Random, n: int, exclude: set[int], want: int) -> list[int]:
+    """A uniform random ordering of up to `want` indices outside `exclude` (rejection on the family,
+    which is small next to the corpus, so this stays O(want))."""
+    outside = n - len(exclude)
+    want = min(want, outside)
+    if want <= 0:
+        return []
+    if outside <= 4 * want:
+        return rng.sample([i for i in range(n) if i not in exclude], want)
+    out: list[int] = []
+    seen: set[int] = set()
+    while len(out) < want:
+        i = rng.randrange(n)
+        if i not in exclude and i not in seen:
+            seen.add(i)
+            out.append(i)
+    return out
+
+
+def _distinct(ranked: Sequence[int], norm_text: list[str], gold_text: str, need: int) -> list[int]:
+    seen = {gold_text}
+    out: list[int] = []
+    for i in ranked:
+        if norm_text[i] in seen:
+            continue
+        seen.add(norm_text[i])
+        out.append(i)
+        if len(out) == need:
+            break
+    return out

@@ -1,0 +1,54 @@
+"""Stage `augment`: length-balanced rewrites of the pairs -> data/processed/pairs_aug/{train,val,test}.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from pathlib import Path
+
+from pipeline import params as params_mod
+from pipeline.augment import augment_pairs, make_rewriter
+from pipeline.io import InputError, atomic_dir, read_records, write_records
+from pipeline.judges.inputs import INTERIM
+from pipeline.preferences import SPLITS
+from pipeline.records import QA, Pair
+
+log = logging.getLogger("augment")
+PAIRS = Path("data/processed/pairs")
+OUT = Path("data/processed/pairs_aug")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    params = params_mod.load(args.params)
+    start = time.perf_counter()
+    qas = {q.id: q for q in read_records(INTERIM / "qa.jsonl", QA)}
+    pairs = [p for split in SPLITS for p in read_records(PAIRS / f"{split}.jsonl", Pair)]
+    for p in pairs:
+        if p.qa_id not in qas:
+            raise InputError(
+                PAIRS / f"{p.split}.jsonl", None, "qa_id", f"pair {p.id!r}: unknown question {p.qa_id!r}"
+            )
+    generator = make_rewriter(params.augment.rewriter, params)
+    augmented, stats = augment_pairs(pairs, qas, generator, params)
+    counts = {}
+    with atomic_dir(OUT) as tmp:
+        for split in SPLITS:
+            rows = sorted((p for p in augmented if p.split == split), key=lambda p: p.id)
+            counts[split] = write_records(Path(tmp) / f"{split}.jsonl", rows)
+    rewritten = sum(p.augmented for p in augmented)
+    log.info("rewrites: %s", dict(sorted(stats.items())))
+    print(
+        f"augment: {rewritten}/{len(pairs)} pairs rewritten with {params.augment.rewriter} "
+        + " ".join(f"{k}={v}" for k, v in counts.items())
+        + f"; failed rewrites kept original: {sum(v for k, v in stats.items() if k.endswith(':rejected'))}; "
+        f"{time.perf_counter() - start:.1f}s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Stage `contexts`: the SPEC 2 variants for every question (data/interim/contexts.jsonl)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from pipeline import params as params_mod
+from pipeline.io import InputError, iter_json, read_records, write_records
+from pipeline.records import QA, Passage
+from pipeline.retrieval.bm25 import BM25Retriever
+from pipeline.retrieval.dense import DenseRetriever, Embedder
+from pipeline.retrieval.rank import Retriever
+from pipeline.retrieval.variants import ContextError, build_contexts, sources
+
+log = logging.getLogger("contexts")
+
+
+def passage_text(p: Passage) -> str:
+    """What retrieval sees of a passage: the heading carries topic words the text may not repeat."""
+    return f"{p.heading}\n{p.text}"
+
+
+def make_retrievers(
+    passages: Sequence[Passage],
+    qas: Sequence[QA],
+    needed: set[str],
+    cfg: params_mod.ContextsParams,
+    cache_dir: Path | None,
+) -> dict[str, Retriever]:
+    docs = [passage_text(p) for p in passages]
+    questions = [q.question for q in qas]
+    retrievers: dict[str, Retriever] = {}
+    if "bm25" in needed:
+        log.info("indexing %d passages for BM25", len(docs))
+        retrievers["bm25"] = BM25Retriever(docs, questions, k1=cfg.bm25_k1, b=cfg.bm25_b)
+    for source in sorted(s for s in needed if s.startswith("dense")):
+        alias = source.partition(".")[2]
+        if alias and alias not in cfg.dense_models:
+            raise params_mod.ParamsError(f"contexts.variants: no contexts.dense_models entry for {alias!r}")
+        model = cfg.dense_models[alias] if alias else cfg.dense_model
+        embedder = Embedder(model, cache_dir, batch_size=cfg.embed_batch_size)
+        with tqdm(total=len(docs) + len(questions), desc=f"embed {model}", unit="text", leave=False) as bar:
+            p_vec = embedder.embed(docs, progress=bar.update)
+            q_vec = embedder.embed(questions, progress=bar.update)
+        log.info("dense model %s: %d texts encoded, the rest from cache", model, embedder.encoded)
+        retrievers[source] = DenseRetriever(p_vec, q_vec)
+    return retrievers
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default="params.yaml")
+    ap.add_argument("--passages", default="data/interim/passages.jsonl")
+    ap.add_argument("--qa", default="data/interim/qa.jsonl")
+    ap.add_argument("--out", default="data/interim/contexts.jsonl")
+    ap.add_argument("--cache-dir", default="data/cache/embeddings")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    started = time.perf_counter()
+
+    params = params_mod.load(args.params)
+    cfg = params.contexts
+    needed = sources(cfg.variants)
+    passages = read_records(args.passages, Passage)
+    qas = read_records(args.qa, QA)
+    retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir))
+    try:
+        with tqdm(total=len(qas), desc="contexts", unit="q", leave=False) as bar:
+            contexts = build_contexts(
+                passages, qas, cfg.variants, cfg.k, params.seed, retrievers, cfg.pool, progress=bar.update
+            )
+    except ContextError as exc:
+        line = next(
+            (n for n, obj in iter_json(args.qa) if isinstance(obj, dict) and obj.get("id") == exc.qa_id), None
+        )
+        raise InputError(args.qa, line, exc.field, f"question {exc.qa_id!r}: {exc.message}") from None
+    count = write_records(args.out, contexts)
+    short = sum(1 for c in contexts if c.variant != "gold_only" and len(c.passage_ids) < cfg.k)
+    print(
+        f"contexts: {count} contexts ({len(qas)} questions x {len(cfg.variants)} variants, k={cfg.k}) "
+        f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions) "
+        f"-> {args.out} in {time.perf_counter() - started:.1f}s"
+    )
+
+
+if __name__ == "__main__":
+    main()

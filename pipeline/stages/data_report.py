@@ -1,0 +1,365 @@
+"""Stage `data_report`: what the data lineage produced -> reports/data.md and reports/data_metrics.json.
+
+Corpus statistics, answer quality by variant and generator, pair counts, length by transition before
+and after augmentation, judge agreement and robustness, unparseable labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pipeline import params as params_mod
+from pipeline.agreement import agreement
+from pipeline.augment import plan
+from pipeline.io import read_records, write_json, write_text
+from pipeline.judges import file_name
+from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
+from pipeline.params import Params
+from pipeline.preferences import SPLITS, decide, robustness
+from pipeline.records import Decision, Label, Pair
+
+PROCESSED = Path("data/processed")
+REPORTS = Path("reports")
+DIMENSION_ORDER = (
+    "refusal_answerable",
+    "refusal_unanswerable",
+    "faithfulness",
+    "correctness",
+    "completeness",
+)
+
+
+# ------------------------------------------------------------------------------------------- core
+def ideal(label: Label) -> bool:
+    return (
+        label.status == "ok"
+        and label.behaviour == "attempted"
+        and label.faithfulness == "fully_supported"
+        and label.correctness == "correct"
+        and label.completeness == "complete"
+    )
+
+
+def answer_quality(corpus: Corpus, labels: Mapping[str, Label]) -> dict[str, dict[str, dict[str, float]]]:
+    """variant -> ("all" | generator) -> rates: ideal-answer and attempted rates on answerable contexts,
+    correct-refusal rate on unanswerable ones (an unparseable label counts as neither)."""
+    groups: dict[tuple[str, str], list[tuple[bool, Label]]] = defaultdict(list)
+    for cand in corpus.candidates:
+        context = corpus.contexts[cand.context_id]
+        entry = (context.answerable, labels[cand.id])
+        groups[(context.variant, "all")].append(entry)
+        groups[(context.variant, cand.generator)].append(entry)
+    out: dict[str, dict[str, dict[str, float]]] = defaultdict(dict)
+    for variant, who in sorted(groups, key=lambda k: (k[0], k[1] != "all", k[1])):
+        rows = groups[(variant, who)]
+        n = len(rows)
+        stats: dict[str, float] = {"n": n}
+        if rows[0][0]:
+            stats["ideal_rate"] = sum(ideal(lab) for _, lab in rows) / n
+            stats["attempted_rate"] = sum(lab.behaviour == "attempted" for _, lab in rows) / n
+        else:
+            stats["correct_refusal_rate"] = sum(lab.behaviour == "abstained" for _, lab in rows) / n
+        out[variant][who] = stats
+    return dict(out)
+
+
+def transition(pair: Pair, chosen: Label, rejected: Label) -> str:
+    """e.g. "answerable: attempted>abstained" or "answerable: faithfulness fully_supported>unsupported"."""
+    where = "answerable" if pair.answerable else "unanswerable"
+    if pair.dimension.startswith("refusal_"):
+        return f"{where}: {chosen.behaviour}>{rejected.behaviour}"
+    return f"{where}: {pair.dimension} {getattr(chosen, pair.dimension)}>{getattr(rejected, pair.dimension)}"
+
+
+def lengths_by_transition(
+    before: Sequence[Pair], after: Sequence[Pair], corpus: Corpus, labels: Mapping[str, Label]
+) -> dict[str, dict[str, float]]:
+    ids = {(c.context_id, c.generator): c.id for c in corpus.candidates}
+    after_by_id = {p.id: p for p in after}
+    acc: dict[str, dict[str, float]] = defaultdict(Counter)
+    for pair in before:
+        chosen = labels[ids[(pair.context_id, pair.chosen_generator)]]
+        rejected = labels[ids[(pair.context_id, pair.rejected_generator)]]
+        row = acc[transition(pair, chosen, rejected)]
+        aug = after_by_id.get(pair.id, pair)
+        row["n"] += 1
+        row["augmented"] += aug.augmented
+        row["chosen_before"] += pair.chosen_tokens
+        row["rejected_before"] += pair.rejected_tokens
+        row["chosen_after"] += aug.chosen_tokens
+        row["rejected_after"] += aug.rejected_tokens
+    out = {}
+    for key in sorted(acc):
+        row = acc[key]
+        n = row["n"]
+        out[key] = {"n": int(n), "augmented": int(row["augmented"])} | {
+            f"mean_{k}": row[k] / n
+            for k in ("chosen_before", "rejected_before", "chosen_after", "rejected_after")
+        }
+    return out
+
+
+def augmentation(before: Sequence[Pair], after: Sequence[Pair], params: Params) -> dict[str, dict[str, int]]:
+    """Per rewrite task: pairs with a short side to rewrite, rewritten, and kept as they were because the
+    rewrite failed its check."""
+    after_by_id = {p.id: p for p in after}
+    out: dict[str, dict[str, int]] = {}
+    cfg = params.augment
+    for pair in before:
+        step = plan(pair, params.generate.refusal, cfg.short_refusal_tokens, cfg.short_answer_tokens)
+        if step is None:
+            continue
+        row = out.setdefault(step[1], {"planned": 0, "rewritten": 0, "kept_original": 0})
+        row["planned"] += 1
+        done = after_by_id[pair.id].augmented if pair.id in after_by_id else False
+        row["rewritten" if done else "kept_original"] += 1
+    return dict(sorted(out.items()))
+
+
+def pair_counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {s: {d: 0 for d in DIMENSION_ORDER} for s in SPLITS}
+    for p in pairs:
+        counts[p.split][p.dimension] += 1
+    for s in SPLITS:
+        counts[s]["total"] = sum(counts[s][d] for d in DIMENSION_ORDER)
+    return counts
+
+
+def judge_robustness(
+    corpus: Corpus, judges: Sequence[tuple[str, Mapping[str, Label]]], params: Params, splits
+):
+    """Pairs rebuilt from each non-primary judge against the primary's: overall and on the test split."""
+    (_primary_name, primary), others = judges[0], judges[1:]
+    base, _ = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants)
+    test = [p for p in base if splits.get(corpus.contexts[p.context_id].qa_id) == "test"]
+    out = {}
+    for name, labels in others:
+        rebuilt, _ = decide(corpus.contexts, corpus.candidates, labels, params.pairs.variants)
+        out[name] = {"overall": robustness(base, rebuilt), "test": robustness(test, rebuilt)}
+    return out
+
+
+# ------------------------------------------------------------------------------------- rendering
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "n/a"
+        # Small but non-zero shares (e.g. reversed pairs) must not print as 0.000.
+        return f"{value:.1e}" if 0 < abs(value) < 5e-4 else f"{value:.3f}"
+    return str(value)
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def header_line(params: Params) -> str:
+    if params.profile == "offline":
+        return "offline default: synthetic decisions, extractive panel, rule judge"
+    return (
+        f"profile {params.profile}: generators {', '.join(params.generate.panel)}; "
+        f"judges {', '.join(params.judge.judges)}; rewriter {params.augment.rewriter}"
+    )
+
+
+def render(m: dict[str, Any], params: Params) -> str:
+    c = m["corpus"]
+    out = [
+        "# Data report",
+        "",
+        f"**What ran:** {header_line(params)}. Primary judge `{params.judge.judges[0]}` builds the pairs; "
+        f"pair variants: {', '.join(params.pairs.variants)}.",
+        "",
+        "## Corpus",
+        "",
+        table(
+            ["item", "count"],
+            [
+                ["decisions", c["decisions"]],
+                ["passages", c["passages"]],
+                ["questions", c["questions"]],
+                ["contexts", c["contexts"]],
+                ["candidates", c["candidates"]],
+            ],
+        ),
+        "",
+        table(["decisions by case type", "count"], sorted(c["decisions_by_case_type"].items())),
+        "",
+        table(["questions by kind", "count"], sorted(c["questions_by_kind"].items())),
+        "",
+        table(["contexts by variant", "count"], sorted(c["contexts_by_variant"].items())),
+        "",
+        table(["candidates by generator", "count"], sorted(c["candidates_by_generator"].items())),
+        "",
+        "## Answer quality (primary judge)",
+        "",
+        "Answerable variants: ideal-answer rate (attempted, fully supported, correct and complete) and "
+        "attempted rate. Unanswerable variants: correct-refusal rate (abstained).",
+        "",
+    ]
+    rows = [
+        [variant, who, s["n"], s.get("ideal_rate"), s.get("attempted_rate"), s.get("correct_refusal_rate")]
+        for variant, by_who in m["quality"].items()
+        for who, s in by_who.items()
+    ]
+    out += [table(["variant", "generator", "n", "ideal", "attempted", "correct refusal"], rows), ""]
+    out += ["## Pairs by split and dimension", ""]
+    pc = m["pairs"]["counts"]
+    out += [
+        table(
+            ["split", *DIMENSION_ORDER, "total"],
+            [[s, *(pc[s][d] for d in DIMENSION_ORDER), pc[s]["total"]] for s in SPLITS],
+        ),
+        "",
+    ]
+    skipped = m["pairs"]["skipped"]
+    out += [
+        "Not paired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items())) + ".",
+        "",
+        "## Length by transition (tokens, before -> after augmentation)",
+        "",
+        table(
+            [
+                "transition",
+                "pairs",
+                "rewritten",
+                "chosen before",
+                "rejected before",
+                "chosen after",
+                "rejected after",
+            ],
+            [
+                [
+                    k,
+                    v["n"],
+                    v["augmented"],
+                    v["mean_chosen_before"],
+                    v["mean_rejected_before"],
+                    v["mean_chosen_after"],
+                    v["mean_rejected_after"],
+                ]
+                for k, v in m["length"].items()
+            ],
+        ),
+        "",
+        f"Rewrites by task ({params.augment.rewriter}; a failed rewrite keeps the original pair):",
+        "",
+        table(
+            ["task", "short side found", "rewritten", "kept original"],
+            [[k, v["planned"], v["rewritten"], v["kept_original"]] for k, v in m["augmentation"].items()],
+        ),
+        "",
+        "## Judges",
+        "",
+        table(
+            ["judge", "labels", "unparseable"],
+            [[j, v["labels"], v["unparseable"]] for j, v in m["judges"].items()],
+        ),
+        "",
+    ]
+    if m["agreement"]:
+        out += [
+            "Agreement over candidates every judge labelled on the dimension (raw = mean pairwise agreement, "
+            "chance = sum of squared category shares):",
+            "",
+            table(
+                ["dimension", "items", "raw", "chance", "Fleiss kappa"],
+                [[d, v["items"], v["raw"], v["chance"], v["kappa"]] for d, v in m["agreement"].items()],
+            ),
+            "",
+            "Robustness: the primary judge's pairs rebuilt from each other judge's labels (kept = same "
+            "direction, reversed = swapped, lost = tie or skipped).",
+            "",
+            table(
+                ["judge", "scope", "pairs", "kept", "reversed", "lost"],
+                [
+                    [j, scope, r["pairs"], r["kept"], r["reversed"], r["lost"]]
+                    for j, v in m["robustness"].items()
+                    for scope, r in v.items()
+                ],
+            ),
+            "",
+        ]
+    else:
+        out += ["Only one judge configured: no agreement or robustness figures.", ""]
+    return "\n".join(out)
+
+
+def _clean(obj: Any) -> Any:
+    """NaN is not JSON: write null."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params) -> dict:
+    from pipeline.preferences import assign_splits
+
+    primary = judges[0][1]
+    splits = assign_splits(corpus.qas, params.seed, (params.pairs.train, params.pairs.val, params.pairs.test))
+    _, skipped = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants)
+    return {
+        "corpus": {
+            "decisions": len(decisions),
+            "passages": len(corpus.passages),
+            "questions": len(corpus.qas),
+            "contexts": len(corpus.contexts),
+            "candidates": len(corpus.candidates),
+            "decisions_by_case_type": dict(Counter(d.case_type for d in decisions)),
+            "questions_by_kind": dict(Counter(q.kind for q in corpus.qas.values())),
+            "contexts_by_variant": dict(Counter(c.variant for c in corpus.contexts.values())),
+            "candidates_by_generator": dict(Counter(c.generator for c in corpus.candidates)),
+        },
+        "quality": answer_quality(corpus, primary),
+        "pairs": {
+            "counts": pair_counts(pairs),
+            "augmented": sum(p.augmented for p in pairs_aug),
+            "skipped": {k: v for k, v in skipped.items() if k.startswith(("skipped_", "candidates_"))},
+        },
+        "length": lengths_by_transition(pairs, pairs_aug, corpus, primary),
+        "augmentation": augmentation(pairs, pairs_aug, params),
+        "judges": {
+            name: {"labels": len(lab), "unparseable": sum(v.status != "ok" for v in lab.values())}
+            for name, lab in judges
+        },
+        "agreement": agreement([lab for _, lab in judges]),
+        "robustness": judge_robustness(corpus, judges, params, splits) if len(judges) > 1 else {},
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    params = params_mod.load(args.params)
+    start = time.perf_counter()
+    decisions = read_records("data/raw/decisions.jsonl", Decision)
+    corpus = load_corpus()
+    judges = [
+        (j, load_labels(INTERIM / "labels" / file_name(j), corpus.candidates)) for j in params.judge.judges
+    ]
+    pairs = [p for s in SPLITS for p in read_records(PROCESSED / "pairs" / f"{s}.jsonl", Pair)]
+    pairs_aug = [p for s in SPLITS for p in read_records(PROCESSED / "pairs_aug" / f"{s}.jsonl", Pair)]
+    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params))
+    write_json(REPORTS / "data_metrics.json", metrics)
+    write_text(REPORTS / "data.md", render(metrics, params) + "\n")
+    print(
+        f"data_report: {len(pairs)} pairs, {metrics['pairs']['augmented']} rewritten, "
+        f"{len(judges)} judges -> reports/data.md ({time.perf_counter() - start:.1f}s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Stage `generate`: every panel generator answers every context (data/interim/candidates.jsonl).
+
+Calls go through the response cache (data/cache/generate/), so a restarted stage re-uses what it
+already has and makes no repeated calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from pipeline import params as params_mod
+from pipeline.backends import Request, make_generator
+from pipeline.backends.base import Generator
+from pipeline.backends.cache import ResponseCache, run_cached
+from pipeline.io import InputError, iter_json, read_records, write_records
+from pipeline.prompts import answer_prompt
+from pipeline.records import QA, Candidate, Context, Passage
+from pipeline.text import digest, stable_hash
+
+log = logging.getLogger("generate")
+
+_SAFE_PART = re.compile(r"^[A-Za-z0-9._:-]+$")
+
+
+def generator_slug(name: str) -> str:
+    """The generator's part of a candidate id: the panel entry itself when it is id-safe (e.g.
+    "offline:cautious"), else a readable cleaned name plus a hash of the original."""
+    if _SAFE_PART.match(name):
+        return name
+    return f"{re.sub(r'[^A-Za-z0-9._:-]+', '_', name)[:60]}-{digest(name)[:8]}"
+
+
+def build_requests(
+    contexts: Sequence[Context],
+    passages: dict[str, Passage],
+    qas: dict[str, QA],
+    cfg: params_mod.GenerateParams,
+    seed: int,
+) -> list[tuple[Context, Request]]:
+    """One request per context: the SPEC 3 prompt and the decoding params (pure)."""
+    d = cfg.decoding
+    out = []
+    for c in contexts:
+        prompt = answer_prompt([passages[p] for p in c.passage_ids], qas[c.qa_id].question, cfg.refusal)
+        request = Request(
+            prompt, d.temperature, d.top_p, d.max_new_tokens, seed=stable_hash(seed, "generate", c.id) % 2**31
+        )
+        out.append((c, request))
+    return out
+
+
+def generate_candidates(
+    jobs: Sequence[tuple[Context, Request]],
+    generators: Sequence[Generator],
+    cache_dir: Path | None,
+    progress: bool = True,
+) -> tuple[list[Candidate], dict[str, int]]:
+    """Run every generator on every job through the cache; candidates sorted by id and the number of
+    backend calls each generator made."""
+    candidates: list[Candidate] = []
+    calls: dict[str, int] = {}
+    requests = [r for _, r in jobs]
+    for gen in generators:
+        cache = ResponseCache(cache_dir, gen.name) if cache_dir is not None else None
+        try:
+            with tqdm(
+                total=len(requests), desc=gen.name, unit="ans", leave=False, disable=not progress
+            ) as bar:
+                responses, calls[gen.name] = run_cached(gen, requests, cache, progress=bar.update)
+        finally:
+            if cache is not None:
+                cache.close()
+        slug = generator_slug(gen.name)
+        for (ctx, _), resp in zip(jobs, responses, strict=True):
+            candidates.append(
+                Candidate(
+                    f"{ctx.id}/{slug}", ctx.id, gen.name, resp.text, resp.finish_reason, dict(resp.meta)
+                )
+            )
+    candidates.sort(key=lambda c: c.id)
+    return candidates, calls
+
+
+def check_references(contexts: Sequence[Context], passages: dict, qas: dict, path: str) -> None:
+    for c in contexts:
+        field, missing = None, None
+        if c.qa_id not in qas:
+            field, missing = "qa_id", c.qa_id
+        else:
+            missing = next((p for p in c.passage_ids if p not in passages), None)
+            field = "passage_ids" if missing else None
+        if field:
+            line = next((n for n, o in iter_json(path) if isinstance(o, dict) and o.get("id") == c.id), None)
+            raise InputError(path, line, field, f"context {c.id!r} refers to unknown {missing!r}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default="params.yaml")
+    ap.add_argument("--passages", default="data/interim/passages.jsonl")
+    ap.add_argument("--qa", default="data/interim/qa.jsonl")
+    ap.add_argument("--contexts", default="data/interim/contexts.jsonl")
+    ap.add_argument("--out", default="data/interim/candidates.jsonl")
+    ap.add_argument("--cache-dir", default="data/cache/generate")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    started = time.perf_counter()
+
+    params = params_mod.load(args.params)
+    cfg = params.generate
+    passages = {p.id: p for p in read_records(args.passages, Passage)}
+    qas = {q.id: q for q in read_records(args.qa, QA)}
+    all_contexts = read_records(args.contexts, Context)
+    check_references(all_contexts, passages, qas, args.contexts)
+    wanted = set(cfg.variants)
+    contexts = [c for c in all_contexts if c.variant in wanted]
+    jobs = build_requests(contexts, passages, qas, cfg, params.seed)
+    generators = [make_generator(spec, cfg) for spec in cfg.panel]
+    candidates, calls = generate_candidates(jobs, generators, Path(args.cache_dir))
+    count = write_records(args.out, candidates)
+
+    refusal = cfg.refusal.strip()
+    answered = Counter(c.generator for c in candidates if c.text.strip() != refusal)
+    per_gen = Counter(c.generator for c in candidates)
+    rates = ", ".join(f"{g} {answered[g] / per_gen[g]:.0%}" for g in cfg.panel if per_gen[g])
+    total_calls = sum(calls.values())
+    print(
+        f"generate: {count} candidates ({len(contexts)} contexts x {len(generators)} generators); "
+        f"{total_calls} backend calls, {count - total_calls} from cache; answered: {rates} "
+        f"-> {args.out} in {time.perf_counter() - started:.1f}s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Stage `judge`: one Label per candidate per configured judge -> data/interim/labels/<judge>.jsonl."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from pipeline import params as params_mod
+from pipeline.io import atomic_dir, write_records
+from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
+from pipeline.judges.inputs import INTERIM, judge_items, load_corpus
+from pipeline.records import Label
+
+log = logging.getLogger("judge")
+LABELS = INTERIM / "labels"
+BATCH = 256
+
+
+def run_judge(judge: Judge, items: Sequence[JudgeItem], progress: bool = False) -> list[Label]:
+    """Labels of `items` (batched so LLM judges see whole batches), sorted by candidate id."""
+    labels: list[Label] = []
+    batches = range(0, len(items), BATCH)
+    for start in tqdm(batches, desc=judge.name, unit="batch", disable=not progress):
+        chunk = items[start : start + BATCH]
+        out = judge.judge(chunk)
+        if [lab.candidate_id for lab in out] != [i.candidate.id for i in chunk]:
+            raise RuntimeError(f"{judge.name}: labels do not match the candidates judged")
+        labels.extend(out)
+    return sorted(labels, key=lambda lab: lab.candidate_id)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    params = params_mod.load(args.params)
+    start = time.perf_counter()
+    names = [file_name(j) for j in params.judge.judges]
+    if not names or len(set(names)) != len(names):
+        raise params_mod.ParamsError(
+            f"{args.params}: judge.judges: need distinct judges, got {params.judge.judges}"
+        )
+    corpus = load_corpus()
+    items = judge_items(corpus, params.generate.refusal)
+    log.info("judging %d candidates with %s", len(items), ", ".join(params.judge.judges))
+    summary = []
+    # DVC keeps this folder between runs (persist); only LLM judges write to it.
+    Path(JUDGE_CACHE).mkdir(parents=True, exist_ok=True)
+    with atomic_dir(LABELS) as tmp:
+        for spec in params.judge.judges:
+            judge = make_judge(spec, params)
+            labels = run_judge(judge, items, progress=True)
+            generator = getattr(judge, "generator", None)
+            if hasattr(generator, "close"):
+                generator.close()
+            write_records(Path(tmp) / file_name(spec), labels)
+            counts = Counter(lab.behaviour if lab.status == "ok" else "unparseable" for lab in labels)
+            summary.append(f"{spec}: " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    print(
+        f"judge: {len(items)} candidates x {len(params.judge.judges)} judges in "
+        f"{time.perf_counter() - start:.1f}s; " + "; ".join(summary)
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Stage `pairs`: the primary judge's labels -> preference pairs split by question
+(data/processed/pairs/{train,val,test}.jsonl)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections import Counter
+from pathlib import Path
+
+from pipeline import params as params_mod
+from pipeline.io import atomic_dir, write_records
+from pipeline.judges import file_name
+from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
+from pipeline.params import Params
+from pipeline.preferences import SPLITS, assign_splits, decide, make_pairs
+from pipeline.records import Pair
+
+log = logging.getLogger("pairs")
+OUT = Path("data/processed/pairs")
+
+
+def build(corpus: Corpus, labels: dict, params: Params) -> tuple[list[Pair], Counter]:
+    prefs, stats = decide(corpus.contexts, corpus.candidates, labels, params.pairs.variants)
+    splits = assign_splits(corpus.qas, params.seed, (params.pairs.train, params.pairs.val, params.pairs.test))
+    by_id = {c.id: c for c in corpus.candidates}
+    pairs = make_pairs(
+        prefs, corpus.contexts, corpus.qas, corpus.passages, by_id, splits, params.generate.refusal
+    )
+    return pairs, stats
+
+
+def write_splits(out: Path, pairs: list[Pair]) -> dict[str, int]:
+    counts = {}
+    with atomic_dir(out) as tmp:
+        for split in SPLITS:
+            counts[split] = write_records(
+                Path(tmp) / f"{split}.jsonl", [p for p in pairs if p.split == split]
+            )
+    return counts
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    params = params_mod.load(args.params)
+    start = time.perf_counter()
+    corpus = load_corpus()
+    primary = params.judge.judges[0]
+    labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
+    pairs, stats = build(corpus, labels, params)
+    counts = write_splits(OUT, pairs)
+    log.info("skipped: %s", dict(sorted(stats.items())))
+    print(
+        f"pairs: {len(pairs)} pairs from {stats['contexts']} contexts (judge {primary}) "
+        + " ".join(f"{k}={v}" for k, v in counts.items())
+        + f"; ties {stats['skipped_tie']}, identical {stats['skipped_identical_text']}, "
+        f"unparseable candidates {stats['candidates_unparseable']}; {time.perf_counter() - start:.1f}s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""The generate stage: prompts, candidate ids, the cache-backed run and resuming after a kill."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.backends import Request, Response, make_generator
+from pipeline.io import InputError, read_records, write_records
+from pipeline.params import GenerateParams
+from pipeline.prompts import answer_prompt
+from pipeline.records import QA, Candidate, Context, Passage
+from pipeline.stages import generate as stage
+
+REFUSAL = GenerateParams().refusal
+
+PASSAGES = [
+    Passage(
+        "a/p0", "a", "a", "Orders", "The Tribunal ordered Mr Chan Tai-man to pay a penalty of HK$2,400,000."
+    ),
+    Passage(
+        "a/p1", "a", "a", "Facts", "Mr Chan bought 200,000 shares of Pacific Harbour Holdings on 3 May 2019."
+    ),
+    Passage(
+        "b/p0", "b", "b", "Background", "The tenant fell behind with the rent of the flat for four months."
+    ),
+    Passage("c/p0", "c", "c", "Sentence", "The defendant received 18 months' imprisonment for robbery."),
+]
+QAS = [
+    QA("q1", "What penalty did the Tribunal order Mr Chan Tai-man to pay?", "HK$2,400,000", "a/p0", "a", "factual",
+       ["HK$2,400,000"], []),
+    QA("q2", "How many shares of Pacific Harbour Holdings did Mr Chan buy?", "200,000", "a/p1", "a", "factual",
+       ["200,000"], []),
+]  # fmt: skip
+CONTEXTS = [
+    Context("q1/gold_plus_random", "q1", "gold_plus_random", True, ["b/p0", "a/p0", "c/p0"], 1),
+    Context("q1/random_context", "q1", "random_context", False, ["b/p0", "c/p0"], None),
+    Context("q2/gold_only", "q2", "gold_only", True, ["a/p1"], 0),
+    Context("q2/random_context", "q2", "random_context", False, ["c/p0", "b/p0"], None),
+]
+
+
+def jobs(cfg=None):
+    cfg = cfg or GenerateParams()
+    return stage.build_requests(CONTEXTS, {p.id: p for p in PASSAGES}, {q.id: q for q in QAS}, cfg, seed=13)
+
+
+def test_requests_carry_the_spec_prompt_in_passage_order_and_the_decoding():
+    cfg = GenerateParams()
+    out = jobs(cfg)
+    assert [c.id for c, _ in out] == [c.id for c in CONTEXTS]
+    ctx, req = out[0]
+    expected = answer_prompt([PASSAGES[2], PASSAGES[0], PASSAGES[3]], QAS[0].question, cfg.refusal)
+    assert req.prompt == expected
+    assert (req.temperature, req.top_p, req.max_new_tokens) == (0.0, 1.0, 256)
+    assert len({r.seed for _, r in out}) == len(out)  # per-context seeds for sampling runs
+
+
+def test_generator_slug_keeps_safe_names_and_hashes_the_rest():
+    assert stage.generator_slug("offline:cautious") == "offline:cautious"
+    slug = stage.generator_slug("openai:http://localhost:8000/v1|meta/Llama 3")
+    assert "/" not in slug and "|" not in slug and " " not in slug
+    assert slug != stage.generator_slug("openai:http://localhost:8001/v1|meta/Llama 3")
+
+
+def test_offline_panel_answers_and_refuses_from_what_the_context_holds(tmp_path):
+    gens = [make_generator(f"offline:{s}") for s in ("cautious", "confident", "terse", "verbose")]
+    candidates, calls = stage.generate_candidates(jobs(), gens, tmp_path, progress=False)
+    assert calls == {g.name: 4 for g in gens}
+    assert len(candidates) == 16 and [c.id for c in candidates] == sorted(c.id for c in candidates)
+    by_id = {c.id: c for c in candidates}
+    for g in gens:
+        assert "HK$2,400,000" in by_id[f"q1/gold_plus_random/{g.name}"].text
+        assert by_id[f"q1/random_context/{g.name}"].text == REFUSAL
+        assert by_id[f"q2/random_context/{g.name}"].text == REFUSAL
+        assert "200,000" in by_id[f"q2/gold_only/{g.name}"].text
+    # Every record passes the schema (ids are safe, fields typed).
+    write_records(tmp_path / "c.jsonl", candidates)
+    assert read_records(tmp_path / "c.jsonl", Candidate) == candidates
+
+
+class Flaky:
+    """Counts calls; dies (like a killed process) after `die_after` of them."""
+
+    batch_size = 1
+
+    def __init__(self, name, die_after=None):
+        self.name, self.die_after, self.calls = name, die_after, 0
+
+    def generate(self, requests):
+        if self.die_after is not None and self.calls >= self.die_after:
+            raise KeyboardInterrupt
+        self.calls += len(requests)
+        return [Response(f"answer {len(r.prompt)}", "stop", {}) for r in requests]
+
+
+def test_a_restarted_run_reuses_the_cache_and_makes_no_repeated_calls(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        stage.generate_candidates(jobs(), [Flaky("x:model", die_after=3)], tmp_path, progress=False)
+    again = Flaky("x:model")
+    first, calls = stage.generate_candidates(jobs(), [again], tmp_path, progress=False)
+    assert calls == {"x:model": 1} and again.calls == 1
+    third = Flaky("x:model")
+    second, calls = stage.generate_candidates(jobs(), [third], tmp_path, progress=False)
+    assert calls == {"x:model": 0} and third.calls == 0 and second == first
+    # A changed decoding parameter is a different request.
+    other = Flaky("x:model")
+    cfg = GenerateParams(decoding=GenerateParams().decoding.__class__(max_new_tokens=64))
+    stage.generate_candidates(jobs(cfg), [other], tmp_path, progress=False)
+    assert other.calls == 4
+
+
+def write_inputs(tmp_path, contexts=CONTEXTS, extra_params=""):
+    write_records(tmp_path / "passages.jsonl", PASSAGES)
+    write_records(tmp_path / "qa.jsonl", QAS)
+    write_records(tmp_path / "contexts.jsonl", contexts)
+    (tmp_path / "params.yaml").write_text(
+        "generate:\n  variants: [gold_plus_random, gold_only, random_context]\n" + extra_params
+    )
+    return [
+        "--params", str(tmp_path / "params.yaml"), "--passages", str(tmp_path / "passages.jsonl"),
+        "--qa", str(tmp_path / "qa.jsonl"), "--contexts", str(tmp_path / "contexts.jsonl"),
+        "--out", str(tmp_path / "candidates.jsonl"), "--cache-dir", str(tmp_path / "cache"),
+    ]  # fmt: skip
+
+
+def test_stage_end_to_end_is_deterministic_and_resumable(tmp_path, capsys):
+    args = write_inputs(tmp_path)
+    stage.main(args)
+    out = capsys.readouterr().out
+    assert "16 candidates (4 contexts x 4 generators); 16 backend calls, 0 from cache" in out
+    first = (tmp_path / "candidates.jsonl").read_bytes()
+    stage.main(args)
+    assert "0 backend calls, 16 from cache" in capsys.readouterr().out
+    assert (tmp_path / "candidates.jsonl").read_bytes() == first
+    rows = [json.loads(line) for line in first.decode().splitlines()]
+    assert {r["generator"] for r in rows} == {
+        "offline:cautious",
+        "offline:confident",
+        "offline:terse",
+        "offline:verbose",
+    }
+
+
+def test_stage_only_answers_the_configured_variants(tmp_path, capsys):
+    args = write_inputs(tmp_path)
+    (tmp_path / "params.yaml").write_text("generate:\n  variants: [gold_only]\n  panel: [offline:terse]\n")
+    stage.main(args)
+    rows = [json.loads(line) for line in (tmp_path / "candidates.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["q2/gold_only/offline:terse"]
+    assert rows[0]["text"].startswith("200,000") or "200,000" in rows[0]["text"]
+
+
+def test_stage_names_file_line_and_field_of_a_dangling_reference(tmp_path):
+    bad = CONTEXTS[:2] + [Context("q2/gold_only", "q2", "gold_only", True, ["a/p9"], 0)]
+    args = write_inputs(tmp_path, contexts=bad)
+    with pytest.raises(InputError) as info:
+        stage.main(args)
+    assert "contexts.jsonl, line 3, field 'passage_ids'" in str(info.value)
+    assert not (tmp_path / "candidates.jsonl").exists()
+
+
+def test_request_decoding_only_keys_the_seed_when_sampling():
+    assert "seed" not in Request("p", seed=4).decoding()
+    assert Request("p", temperature=0.5, seed=4).decoding()["seed"] == 4

@@ -1,0 +1,387 @@
+"""Rule judges (behaviour, faithfulness, correctness, completeness) and the LLM judge's schema, retry and
+unparseable path, on hand-built records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.backends.base import Response
+from pipeline.judges import JudgeItem, RuleJudge, file_name, make_judge
+from pipeline.judges import matching as m
+from pipeline.judges.llm import LLMJudge, judge_prompt, parse_reply
+from pipeline.params import DecodingParams, Params
+from pipeline.records import QA, Candidate, Passage
+
+REFUSAL = "The provided passages do not contain enough information to answer this question."
+GOLD = Passage(
+    "d1/p1",
+    "d1",
+    "d1",
+    "Orders",
+    "The tribunal ordered the tenant to pay arrears of HK$24,000 within 14 days. "
+    "The landlord was not entitled to forfeit the deposit unless the premises were damaged.",
+)
+OTHER = Passage(
+    "d2/p3",
+    "d2",
+    "d2",
+    "Facts",
+    "The tenant paid rent of HK$9,000 each month for two years. The lease ended on 12 March 2021.",
+)
+FACTUAL = QA(
+    "q1",
+    "How much did the tenant have to pay in arrears?",
+    "The tenant had to pay HK$24,000 in arrears within 14 days.",
+    "d1/p1",
+    "d1",
+    "factual",
+    ["HK$24,000"],
+    ["within 14 days"],
+)
+YESNO = QA(
+    "q2",
+    "Was the landlord entitled to keep the deposit?",
+    "No. The landlord was not entitled to forfeit the deposit unless the premises were damaged.",
+    "d1/p1",
+    "d1",
+    "yesno",
+    ["No"],
+    ["unless the premises were damaged"],
+)
+
+
+def item(text: str, qa: QA = FACTUAL, passages=(GOLD, OTHER), cid: str = "q1/ctx/offline:x") -> JudgeItem:
+    return JudgeItem(Candidate(cid, "q1/ctx", "offline:x", text, "stop"), qa, tuple(passages), True, REFUSAL)
+
+
+def dims(judge: RuleJudge, text: str, qa: QA = FACTUAL, passages=(GOLD, OTHER)) -> tuple:
+    lab = judge.judge_one(item(text, qa, passages))
+    return lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness
+
+
+STRICT, LENIENT = RuleJudge("strict"), RuleJudge("lenient")
+
+
+# ------------------------------------------------------------------------------------ text features
+def test_numbers_are_canonical_across_formats():
+    assert m.numbers("HK$2,400,000") == m.numbers("2.4 million") == m.numbers("2400000") == {"2400000"}
+    assert m.numbers("18 months on 12 March 2021") == {"18", "12", "2021"}
+    assert m.numbers("eighteen months") == {"18"}
+    # Citation markers are not facts.
+    assert m.numbers("The fine was HK$500 [3].") == {"500"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "the the the the the the the",
+        "penalty penalty penalty penalty",
+        "%%%% $$$ ### !!!",
+        "a b a b a b a b c",
+    ],
+)
+def test_degenerate_text(text):
+    assert m.degenerate(text)
+
+
+@pytest.mark.parametrize("text", ["No.", "Yes, the appeal was allowed.", "The tenant paid HK$9,000 a month."])
+def test_normal_text_is_not_degenerate(text):
+    assert not m.degenerate(text)
+
+
+def test_refusal_clauses_are_separated_from_an_answer():
+    text = "The passages do not say, but the fine was HK$500."
+    assert m.has_refusal(text)
+    assert m.non_refusal_text(text) == "but the fine was HK$500."
+    assert m.has_refusal(REFUSAL, REFUSAL)
+    assert not m.has_refusal("The tenant did not pay the rent.")
+
+
+# ---------------------------------------------------------------------------------------- behaviour
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (REFUSAL, "abstained"),
+        ("I cannot answer this from the passages.", "abstained"),
+        ("There is insufficient information in the passages.", "abstained"),
+        # Says the context is insufficient but still answers: attempted.
+        (REFUSAL + " However, the tenant had to pay HK$24,000 in arrears.", "attempted"),
+        ("The passages do not say for certain. No.", "attempted"),
+        ("The tenant had to pay HK$24,000.", "attempted"),
+        ("", "unusable"),
+        ("arrears arrears arrears arrears arrears arrears", "unusable"),
+        ("\ufffd\ufffd\ufffd garbled \ufffd", "unusable"),
+    ],
+)
+def test_behaviour(judge, text, expected):
+    assert judge.behaviour(text, REFUSAL) == expected
+
+
+def test_stage_two_only_for_attempted_answers():
+    lab = STRICT.judge_one(item(REFUSAL))
+    assert (lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness) == (
+        "abstained",
+        None,
+        None,
+        None,
+    )
+    assert lab.status == "ok" and lab.judge == "rule:strict"
+
+
+# ------------------------------------------------------------------------------------- faithfulness
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_faithfulness_levels(judge):
+    ideal = "The tribunal ordered the tenant to pay arrears of HK$24,000 within 14 days [1]."
+    assert dims(judge, ideal) == ("attempted", "fully_supported", "correct", "complete")
+    # Main conclusion supported, a secondary claim not in the context.
+    partial = ideal + " The tenant also owed HK$5,000 in costs to the Lands Tribunal."
+    assert dims(judge, partial)[1] == "partially_supported"
+    # Nothing of it is in the context.
+    assert dims(judge, "The court sentenced the director to community service.")[1] == "unsupported"
+    # Aligned with a context sentence but a different amount: contradicted.
+    wrong_amount = "The tribunal ordered the tenant to pay arrears of HK$30,000 within 14 days."
+    assert dims(judge, wrong_amount)[:3] == ("attempted", "contradicted", "incorrect")
+
+
+def test_faithful_to_a_distractor_is_supported_but_incorrect():
+    text = "The tenant paid rent of HK$9,000 each month for two years."
+    assert dims(STRICT, text) == ("attempted", "fully_supported", "incorrect", "incomplete")
+
+
+def test_bare_yes_no_is_checked_against_the_sentence_the_question_points_to():
+    assert dims(STRICT, "No.", YESNO) == ("attempted", "fully_supported", "correct", "incomplete")
+    assert dims(STRICT, "Yes.", YESNO)[1:3] == ("contradicted", "incorrect")
+    full = "No. The landlord was not entitled to forfeit the deposit unless the premises were damaged."
+    assert dims(STRICT, full, YESNO) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_strict_checks_polarity_lenient_does_not():
+    flipped = "The landlord was entitled to forfeit the deposit."
+    assert dims(STRICT, flipped, YESNO)[1] == "contradicted"
+    assert dims(LENIENT, flipped, YESNO)[1] == "fully_supported"
+
+
+def test_strict_wants_numbers_in_the_aligned_sentence():
+    # 9,000 is in the context, but not in the sentence about arrears.
+    text = "The tribunal ordered the tenant to pay arrears of HK$9,000 within 14 days."
+    assert dims(STRICT, text)[1] == "contradicted"
+    assert dims(LENIENT, text)[1] == "fully_supported"
+
+
+# ---------------------------------------------------------------------- correctness and completeness
+def test_correctness_from_facts_and_completeness_from_qualifiers():
+    assert dims(STRICT, "HK$24,000.")[2:] == ("correct", "incomplete")
+    assert dims(STRICT, "24000 dollars within 14 days.")[2:] == ("correct", "complete")
+    assert dims(STRICT, "HK$9,000 within 14 days.")[2:] == ("incorrect", "complete")
+
+
+def test_strictness_on_partial_facts_and_qualifiers():
+    qa = QA(
+        "q3",
+        "What were the orders?",
+        "ref",
+        "d1/p1",
+        "d1",
+        "factual",
+        ["HK$24,000", "14 days"],
+        ["unless the premises were damaged", "the deposit"],
+    )
+    text = "The tenant paid HK$24,000; the deposit was kept."
+    assert dims(STRICT, text, qa)[2:] == ("incorrect", "incomplete")
+    assert dims(LENIENT, text, qa)[2:] == ("correct", "complete")
+
+
+def test_no_facts_falls_back_to_reference_overlap():
+    qa = QA(
+        "q4",
+        "What did the tribunal order?",
+        "The tribunal ordered payment of arrears by the tenant.",
+        "d1/p1",
+        "d1",
+        "rule",
+        [],
+        [],
+    )
+    assert dims(STRICT, "The tribunal ordered the tenant to pay arrears.", qa)[2:] == ("correct", "complete")
+    assert dims(STRICT, "The lease ended in March.", qa)[2] == "incorrect"
+
+
+def test_judge_keeps_order_and_is_deterministic():
+    items = [item(t, cid=f"q1/ctx/g{i}") for i, t in enumerate(["No.", REFUSAL, "", "HK$24,000."])]
+    first = STRICT.judge(items)
+    assert [lab.candidate_id for lab in first] == [i.candidate.id for i in items]
+    assert first == RuleJudge("strict").judge(items)
+
+
+def test_make_judge_and_file_names():
+    params = Params()
+    assert make_judge("rule:strict", params).name == "rule:strict"
+    assert make_judge("rule:lenient", params).name == "rule:lenient"
+    with pytest.raises(ValueError, match="unknown"):
+        make_judge("rule:harsh", params)
+    with pytest.raises(ValueError, match="unknown judge"):
+        make_judge("oracle:x", params)
+    assert file_name("rule:strict") == "rule-strict.jsonl"
+    assert "/" not in file_name("llm:openai:http://host:8000/v1|m")
+
+
+# ---------------------------------------------------------------------------------------- LLM judge
+class FakeGenerator:
+    """Canned replies keyed by the dimension the prompt asks about; counts every prompt it sees."""
+
+    name = "fake:judge"
+    batch_size = 8
+
+    def __init__(self, replies: dict[str, list[str]]):
+        self.replies = {k: list(v) for k, v in replies.items()}
+        self.prompts: list[str] = []
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            self.prompts.append(r.prompt)
+            dim = next(
+                d for d in ("behaviour", "faithfulness", "correctness", "completeness") if _asks(d, r.prompt)
+            )
+            queue = self.replies[dim]
+            out.append(Response(queue.pop(0) if len(queue) > 1 else queue[0], "stop"))
+        return out
+
+
+def _asks(dimension: str, prompt: str) -> bool:
+    heads = {
+        "behaviour": "Classify the RESPONSE's behaviour",
+        "faithfulness": "only against the PASSAGES",
+        "correctness": "correct: same bottom line",
+        "completeness": "complete: it states",
+    }
+    return heads[dimension] in prompt
+
+
+def ok(label: str) -> str:
+    return json.dumps({"label": label, "reason": "because"})
+
+
+def llm(gen, retries=2) -> LLMJudge:
+    return LLMJudge("llm:fake:judge", gen, retries, DecodingParams(max_new_tokens=128))
+
+
+def test_llm_judge_valid_replies():
+    gen = FakeGenerator(
+        {
+            "behaviour": [ok("attempted")],
+            "faithfulness": ["```json\n" + ok("partially_supported") + "\n```"],
+            "correctness": [ok("correct")],
+            "completeness": ['Sure! {"label": "incomplete"}'],
+        }
+    )
+    [lab] = llm(gen).judge([item("HK$24,000.")])
+    assert (lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness, lab.status) == (
+        "attempted",
+        "partially_supported",
+        "correct",
+        "incomplete",
+        "ok",
+    )
+    assert len(gen.prompts) == 4
+    assert "PASSAGES" in gen.prompts[1] and "REFERENCE" in gen.prompts[2]
+
+
+def test_llm_judge_abstained_asks_only_behaviour():
+    gen = FakeGenerator({"behaviour": [ok("abstained")]})
+    [lab] = llm(gen).judge([item(REFUSAL)])
+    assert (lab.behaviour, lab.faithfulness, lab.status) == ("abstained", None, "ok")
+    assert len(gen.prompts) == 1
+
+
+def test_llm_judge_retries_invalid_json_then_succeeds():
+    gen = FakeGenerator({"behaviour": ["not json", '{"label": "maybe"}', ok("unusable")]})
+    [lab] = llm(gen, retries=2).judge([item("")])
+    assert (lab.behaviour, lab.status) == ("unusable", "ok")
+    assert len(gen.prompts) == 3
+    # Each retry tells the model what was wrong, so the prompt (and its cache key) changes.
+    assert "previous reply was not" in gen.prompts[1] and "not json" in gen.prompts[1]
+
+
+def test_llm_judge_records_unparseable_after_retries():
+    gen = FakeGenerator(
+        {
+            "behaviour": [ok("attempted")],
+            "faithfulness": ["{broken", '{"label": 3}', '{"label": "fully_supported", "extra": 1}'],
+        }
+    )
+    items = [item("HK$24,000.")]
+    [lab] = llm(gen, retries=2).judge(items)
+    assert lab.status == "unparseable"
+    assert lab.candidate_id == items[0].candidate.id and lab.behaviour == "attempted"
+    # 1 behaviour call + 3 faithfulness attempts; later dimensions are not asked.
+    assert len(gen.prompts) == 4
+
+
+def test_parse_reply_schema():
+    allowed = ("correct", "incorrect")
+    assert parse_reply('{"label": "correct"}', allowed) == "correct"
+    assert parse_reply('{"label": "correct", "reason": "x"}', allowed) == "correct"
+    assert parse_reply('{"label": "right"}', allowed) is None
+    assert parse_reply('{"label": "correct", "reason": 5}', allowed) is None
+    assert parse_reply('["correct"]', allowed) is None
+    assert parse_reply("correct", allowed) is None
+
+
+def test_judge_prompt_mentions_allowed_labels():
+    prompt = judge_prompt("faithfulness", item("HK$24,000."))
+    for label in ("fully_supported", "partially_supported", "unsupported", "contradicted"):
+        assert label in prompt
+    assert GOLD.text in prompt
+
+
+def test_yes_no_lead_joins_the_sentence_that_carries_it():
+    # The quoted sentence is in the context, but it answers the question "no": the "Yes" contradicts it.
+    wrong_lead = "Yes. The landlord was not entitled to forfeit the deposit unless the premises were damaged."
+    assert dims(STRICT, wrong_lead, YESNO)[1:3] == ("contradicted", "incorrect")
+    # Framing sentences between the lead and the claim are skipped, not judged unsupported.
+    framed = (
+        "No. Reading the passages, the answer rests on the following. "
+        "The landlord was not entitled to forfeit the deposit unless the premises were damaged. (see passage [1])"
+    )
+    assert dims(STRICT, framed, YESNO) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_right_yes_no_about_another_matter_is_incorrect():
+    # Polarity matches the "No" fact, but the sentence is about the rent of another lease.
+    other = "No. The tenant paid rent of HK$9,000 each month for two years."
+    assert dims(STRICT, other, YESNO)[1:3] == ("fully_supported", "incorrect")
+
+
+def test_llm_judge_from_params_spec_with_cache(tmp_path):
+    from pipeline.judges import CachedGenerator
+
+    replies = {
+        "behaviour": [ok("attempted")],
+        "faithfulness": [ok("fully_supported")],
+        "correctness": [ok("correct")],
+        "completeness": [ok("complete")],
+    }
+    first = FakeGenerator(replies)
+    seen = []
+
+    def factory(spec):
+        seen.append(spec)
+        return CachedGenerator(first, str(tmp_path))
+
+    judge = make_judge("llm:fake:judge", Params(), factory)
+    assert judge.name == "llm:fake:judge" and seen == ["fake:judge"]
+    labels = judge.judge([item("HK$24,000.")])
+    judge.generator.close()
+    assert labels[0].status == "ok" and len(first.prompts) == 4
+    # A rerun answers every prompt from the cache: the backend sees no call.
+    again = FakeGenerator(replies)
+    judge2 = make_judge("llm:fake:judge", Params(), lambda spec: CachedGenerator(again, str(tmp_path)))
+    assert judge2.judge([item("HK$24,000.")]) == labels
+    judge2.generator.close()
+    assert again.prompts == []

@@ -1,0 +1,121 @@
+"""The typed params loader: every knob declared, typos and wrong types stop with the dotted key."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline import params
+from pipeline.params import Params, ParamsError, from_dict, load
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+PROFILES = ["params.yaml", *sorted(f"params/{p.name}" for p in (ROOT / "params").glob("*.yaml"))]
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_shipped_profiles_load(name):
+    p = load(ROOT / name)
+    assert isinstance(p, Params)
+    assert p.decisions.n_decisions > 0 and p.corpus.questions_per_decision > 0
+
+
+def _declared(cls, prefix=""):
+    """Dotted names of every declared knob (nested dataclasses expanded)."""
+    names = set()
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if dataclasses.is_dataclass(default):
+            names |= _declared(type(default), f"{prefix}{f.name}.")
+        else:
+            names.add(f"{prefix}{f.name}")
+    return names
+
+
+def _present(raw, cls, prefix=""):
+    """Dotted names of the knobs a params file sets, expanding only the declared sections."""
+    hints = {f.name: f for f in dataclasses.fields(cls)}
+    names = set()
+    for key, value in raw.items():
+        f = hints.get(key)
+        default = None
+        if f is not None:
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if dataclasses.is_dataclass(default) and isinstance(value, dict):
+            names |= _present(value, type(default), f"{prefix}{key}.")
+        else:
+            names.add(f"{prefix}{key}")
+    return names
+
+
+@pytest.mark.parametrize("name", ["params.yaml", "params/smoke.yaml"])
+def test_shipped_profiles_list_every_knob(name):
+    raw = yaml.safe_load((ROOT / name).read_text())
+    assert _present(raw, Params) == _declared(Params)
+
+
+def test_defaults_build_without_a_file():
+    assert from_dict({}) == Params()
+    assert params.to_dict(from_dict({"seed": 7}))["seed"] == 7
+
+
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        ({"sed": 1}, "sed: unknown key"),
+        ({"decisions": {"n_decision": 3}}, "decisions.n_decision: unknown key"),
+        ({"train": {"lora": {"rank": 8}}}, "train.lora.rank: unknown key"),
+    ],
+)
+def test_unknown_keys_are_named(raw, where):
+    with pytest.raises(ParamsError, match=where.replace(".", r"\.")):
+        from_dict(raw, source="p.yaml")
+
+
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        ({"seed": "13"}, "seed: expected int"),
+        ({"decisions": {"n_decisions": 2.5}}, "decisions.n_decisions: expected int"),
+        ({"decisions": {"n_decisions": True}}, "decisions.n_decisions: expected int"),
+        ({"decisions": {"synthetic": 1}}, "decisions.synthetic: expected bool"),
+        ({"train": {"lora": {"r": "32"}}}, "train.lora.r: expected int"),
+        ({"generate": {"decoding": {"temperature": "hot"}}}, "generate.decoding.temperature: expected float"),
+        ({"corpus": {"qa_kinds": "factual"}}, "corpus.qa_kinds: expected a list"),
+        ({"corpus": {"qa_kinds": ["factual", 3]}}, r"corpus.qa_kinds\[1\]: expected str"),
+        ({"train": {"seeds": [0, "1"]}}, r"train.seeds\[1\]: expected int"),
+        (
+            {"decisions": {"case_mix": {"insider_trading": "a lot"}}},
+            "decisions.case_mix.insider_trading: expected float",
+        ),
+        ({"decisions": {"case_mix": ["insider_trading"]}}, "decisions.case_mix: expected a mapping"),
+        ({"train": {"overlong": "cut"}}, "train.overlong: expected one of"),
+        ({"corpus": 3}, "corpus: expected a mapping"),
+    ],
+)
+def test_wrong_types_are_named(raw, where):
+    with pytest.raises(ParamsError, match="p.yaml: " + where):
+        from_dict(raw, source="p.yaml")
+
+
+def test_ints_are_accepted_for_floats_and_null_for_optionals():
+    p = from_dict({"train": {"lr": 1, "external_pairs": None}, "decisions": {"import_path": None}})
+    assert p.train.lr == 1.0 and isinstance(p.train.lr, float)
+    assert p.train.external_pairs is None and p.decisions.import_path is None
+
+
+def test_file_errors_name_the_file(tmp_path):
+    with pytest.raises(ParamsError, match="missing.yaml: file not found"):
+        load(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: [1,\n")
+    with pytest.raises(ParamsError, match="bad.yaml: not valid YAML"):
+        load(bad)
+    top = tmp_path / "list.yaml"
+    top.write_text("- 1\n- 2\n")
+    with pytest.raises(ParamsError, match="list.yaml: top level: expected a mapping"):
+        load(top)
