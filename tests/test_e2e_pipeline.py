@@ -31,7 +31,11 @@ def out_hashes(repo: Path, stages: list[str]) -> dict[str, str]:
 
 
 def test_repro_builds_pairs_with_every_dimension(smoke_repo: Path):
-    pairs = [p for split in ("train", "val", "test") for p in read_jsonl(smoke_repo / f"data/processed/pairs/{split}.jsonl")]
+    pairs = [
+        p
+        for split in ("train", "val", "test")
+        for p in read_jsonl(smoke_repo / f"data/processed/pairs/{split}.jsonl")
+    ]
     assert {p["dimension"] for p in pairs} == DIMENSIONS
     by_question: dict[str, set[str]] = {}
     for p in pairs:

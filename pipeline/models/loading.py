@@ -1,0 +1,83 @@
+"""Loading the base model and adapters: the one way every stage gets a model.
+
+models/base/meta.json says what the base is. For the built-in model the weights and tokenizer sit in
+models/base/ (safetensors); otherwise meta.json names a Hugging Face id or path and its revision, loaded
+from there (on machines that have it). Weights always load from safetensors; remote code stays off
+unless the caller turns it on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+
+BASE_DIR = Path("models/base")
+META = "meta.json"
+
+
+def base_info(path: str | Path = BASE_DIR) -> dict[str, Any]:
+    """The base model's meta.json (what it is, how it was made)."""
+    meta = Path(path) / META
+    if not meta.exists():
+        raise FileNotFoundError(f"{meta}: not found (run the pretrain stage first)")
+    return json.loads(meta.read_text(encoding="utf-8"))
+
+
+def _source(path: str | Path) -> tuple[str, str | None, bool]:
+    """(where to load from, revision, local) for a base folder written by the pretrain stage."""
+    info = base_info(path)
+    if info.get("base_model", "builtin") == "builtin":
+        return str(path), None, True
+    return info["base_model"], info.get("revision"), Path(info["base_model"]).exists()
+
+
+def load_base(path: str | Path = BASE_DIR, dtype: torch.dtype | str | None = None, device: str | None = None,
+              trust_remote_code: bool = False) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """(model in eval mode, tokenizer) for the base described by `path`/meta.json.
+
+    dtype defaults to float32 on CPU and bfloat16 on CUDA; device defaults to CUDA when available.
+    The tokenizer always has a pad token (EOS when the model ships none).
+    """
+    source, revision, local = _source(path)
+    if local:
+        # A local folder never needs the hub; make sure nothing tries to reach it.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if dtype is None:
+        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    common = {"revision": revision, "local_files_only": local, "trust_remote_code": trust_remote_code}
+    tokenizer = AutoTokenizer.from_pretrained(source, **common)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, use_safetensors=True, **common)
+    model.to(device)
+    model.eval()
+    return model, tokenizer
+
+
+def load_with_adapter(base: PreTrainedModel, adapter_dir: str | Path, name: str | None = None,
+                      trainable: bool = False):
+    """Attach the PEFT adapter in `adapter_dir` to `base` and make it active; returns the PeftModel.
+
+    `base` may already be a PeftModel: the adapter is then added under `name` (default: the folder name)
+    and activated, so one model in memory serves many adapters. `with model.disable_adapter():` gives the
+    base model back (the DPO reference). Note PEFT injects the LoRA layers into `base` in place.
+    """
+    from peft import PeftModel
+
+    name = name or Path(adapter_dir).name
+    if isinstance(base, PeftModel):
+        if name not in base.peft_config:
+            base.load_adapter(str(adapter_dir), adapter_name=name, is_trainable=trainable)
+        base.set_adapter(name)
+        model = base
+    else:
+        model = PeftModel.from_pretrained(base, str(adapter_dir), adapter_name=name, is_trainable=trainable)
+    if not trainable:
+        model.eval()
+    return model

@@ -1,0 +1,24 @@
+"""Pair scoring: sum and mean log-prob of each response given the prompt (SPEC 9).
+
+- encode: token ids of (prompt, chosen, rejected) with the chat template; left-truncation to max_length.
+- shared_prefix: the fast scorer (prompt once, both responses from it, fused log-probs).
+- two_pass: the plain scorer (one full forward per response); the equality reference.
+- naive: the LegalRewardBench style (batch 1, full log_softmax); a benchmark baseline only.
+- batching: length bucketing under a token budget.
+- bench: `python -m pipeline.scoring.bench` -> reports/bench/scoring.json.
+"""
+
+from pipeline.scoring.common import ResponseScores
+from pipeline.scoring.encode import EncodedPair, encode_pairs
+from pipeline.scoring.naive import score_naive
+from pipeline.scoring.shared_prefix import score_shared_prefix
+from pipeline.scoring.two_pass import score_two_pass
+
+__all__ = [
+    "EncodedPair",
+    "ResponseScores",
+    "encode_pairs",
+    "score_naive",
+    "score_shared_prefix",
+    "score_two_pass",
+]

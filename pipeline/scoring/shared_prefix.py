@@ -1,0 +1,116 @@
+"""Shared-prefix scoring: the prompt runs once and both responses are scored from its KV cache.
+
+Pass 1 runs the batch's prompts (right-padded, plain causal attention: a real token never sees the
+padding after it, so the fast causal kernel applies). Its KV cache is repeated for the two responses,
+and pass 2 runs chosen and rejected together as 2B short rows on top of it: each response token sees
+its own prompt (not the padding) and the earlier tokens of its own response, at positions continuing
+the prompt. Every response token therefore gets exactly the hidden state a separate prompt+response
+pass would give, while the prompt's layers run once and the LM head runs only on response positions
+(through the fused kernel: no [tokens x vocab] log-softmax is materialised).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from pipeline.kernels import fused_linear_sequence_logprobs
+from pipeline.scoring.batching import length_batches
+from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
+from pipeline.scoring.encode import EncodedPair
+
+IGNORE = -100
+
+
+def prompt_batch(pairs: Sequence[EncodedPair], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(right-padded prompt ids [B, P], prompt lengths [B])."""
+    lengths = torch.tensor([len(p.prompt) for p in pairs])
+    ids = torch.full((len(pairs), int(lengths.max())), pad, dtype=torch.long)
+    for row, p in enumerate(pairs):
+        ids[row, : len(p.prompt)] = torch.tensor(p.prompt)
+    return ids, lengths
+
+
+def response_batch(pairs: Sequence[EncodedPair], pad: int, prompt_width: int) -> dict[str, torch.Tensor]:
+    """Pass-2 inputs; row 2i is pair i's chosen response, row 2i + 1 its rejected one.
+
+    mask[row, 0, i, k] is True where response token i may attend cache/key position k: the first
+    `prompt_width` keys are the padded prompt (visible up to the row's prompt length), the rest are
+    this pass's own tokens (causal).
+    """
+    responses = [r for p in pairs for r in (p.chosen, p.rejected)]
+    prompt_len = torch.tensor([len(p.prompt) for p in pairs for _ in range(2)])
+    width = max(len(r) for r in responses)
+    ids = torch.full((len(responses), width), pad, dtype=torch.long)
+    labels = torch.full((len(responses), width), IGNORE, dtype=torch.long)
+    for row, r in enumerate(responses):
+        ids[row, : len(r)] = torch.tensor(r)
+        labels[row, : len(r)] = torch.tensor(r)
+    steps = torch.arange(width)
+    positions = prompt_len[:, None] + steps[None, :]
+    sees_prompt = torch.arange(prompt_width)[None, None, :] < prompt_len[:, None, None]
+    sees_own = (steps[None, :] <= steps[:, None])[None].expand(len(responses), -1, -1)
+    mask = torch.cat([sees_prompt.expand(-1, width, -1), sees_own], dim=2)[:, None]
+    return {"input_ids": ids, "position_ids": positions, "mask": mask, "labels": labels}
+
+
+def additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    # A float mask works with both sdpa and eager attention.
+    out = torch.zeros(mask.shape, dtype=dtype, device=mask.device)
+    return out.masked_fill_(~mask, torch.finfo(dtype).min)
+
+
+def supports_custom_mask(model: Any) -> bool:
+    impl = getattr(getattr(model, "config", None), "_attn_implementation", None) or "sdpa"
+    return impl in ("sdpa", "eager")
+
+
+@torch.inference_mode()
+def score_shared_prefix(
+    model: Any,
+    pairs: Sequence[EncodedPair],
+    batch_tokens: int = 8192,
+    chunk_size: int = 1024,
+    progress: Callable[[int], None] | None = None,
+) -> ResponseScores:
+    if not supports_custom_mask(model):
+        raise ValueError("shared-prefix scoring needs sdpa or eager attention (a custom 4D mask)")
+    decoder, weight, softcap = decoder_and_head(model)
+    device, pad = device_of(model), pad_id(model)
+    # transformers renamed past_key_values to cache (5.x); accept both.
+    cache_kw = "cache" if "cache" in inspect.signature(decoder.forward).parameters else "past_key_values"
+    out = ResponseScores.empty(len(pairs))
+    for batch in length_batches([p.shared_length for p in pairs], batch_tokens):
+        group = [pairs[i] for i in batch]
+        prompt_ids, prompt_len = prompt_batch(group, pad)
+        first = decoder(input_ids=prompt_ids.to(device), use_cache=True)
+        cache = getattr(first, "cache", None) or first.past_key_values
+        cache.batch_repeat_interleave(2)
+        inputs = {k: v.to(device) for k, v in response_batch(group, pad, prompt_ids.shape[1]).items()}
+        second = decoder(
+            input_ids=inputs["input_ids"],
+            position_ids=inputs["position_ids"],
+            attention_mask=additive(inputs["mask"], weight.dtype),
+            use_cache=True,
+            **{cache_kw: cache},
+        ).last_hidden_state
+        # Response token t is predicted by the state before it: the last prompt token for t = 0.
+        rows = torch.arange(len(group), device=device)
+        last_prompt = first.last_hidden_state[rows, prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
+        predictors = torch.cat([last_prompt[:, None], second[:, :-1]], dim=1)
+        labels = inputs["labels"]
+        total, mean, count = fused_linear_sequence_logprobs(
+            predictors, weight, labels, labels != IGNORE, chunk_size=chunk_size, softcap=softcap
+        )
+        total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
+        idx = np.asarray(batch)
+        out.chosen_sum[idx], out.rejected_sum[idx] = total[0::2], total[1::2]
+        out.chosen_mean[idx], out.rejected_mean[idx] = mean[0::2], mean[1::2]
+        out.chosen_tokens[idx], out.rejected_tokens[idx] = count[0::2], count[1::2]
+        if progress:
+            progress(len(batch))
+    return out

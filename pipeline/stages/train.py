@@ -1,0 +1,99 @@
+"""Stage `train`: one LoRA reward model per (objective, corpus, seed) -- a DVC matrix entry.
+
+    python -m pipeline.stages.train --objective dpo --corpus pairs --seed 0
+      -> models/adapters/dpo-pairs-s0/ (PEFT adapter + train_meta.json)
+         reports/training/dpo-pairs-s0.csv (curve for `dvc plots`)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import io
+import logging
+import time
+from pathlib import Path
+
+from pipeline import params as params_mod
+from pipeline.io import atomic_dir, write_json, write_text
+from pipeline.models.loading import BASE_DIR, base_info, load_base
+from pipeline.training.data import Counts, cap, load_corpus, tokenize
+from pipeline.training.run import CURVE_FIELDS, OBJECTIVES, train_adapter
+
+log = logging.getLogger("pipeline.stages.train")
+
+ADAPTERS = Path("models/adapters")
+CURVES = Path("reports/training")
+
+
+def run_name(objective: str, corpus: str, seed: int) -> str:
+    return f"{objective}-{corpus}-s{seed}"
+
+
+def curve_csv(rows: list[dict], objective: str) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CURVE_FIELDS[objective], extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+    return buf.getvalue()
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
+    ap.add_argument("--objective", required=True, choices=OBJECTIVES)
+    ap.add_argument("--corpus", required=True, help="pairs, pairs_aug, external, or a '+' combination")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--base", default=str(BASE_DIR))
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    prm = params_mod.load(args.params)
+    t = prm.train
+    name = run_name(args.objective, args.corpus, args.seed)
+
+    examples = load_corpus(args.corpus, "train", t.external_pairs)
+    counts = Counts(pairs_in=len(examples))
+    kept = cap(examples, t.max_pairs, prm.seed)
+    counts.capped = len(examples) - len(kept)
+    model, tokenizer = load_base(args.base)
+    rows = tokenize(kept, tokenizer, t.max_length, t.overlong, counts)
+    log.info("%s: %d pairs in, %d capped, %d over-long (%d truncated, %d dropped, %d unfittable), %d used",
+             name, counts.pairs_in, counts.capped, counts.overlong, counts.truncated, counts.dropped,
+             counts.dropped_unfittable, counts.pairs_used)
+
+    start = time.perf_counter()
+    result = train_adapter(model, tokenizer, rows, args.objective, t, args.seed)
+    wall = time.perf_counter() - start
+    meta = {
+        "run": name,
+        "objective": args.objective,
+        "corpus": args.corpus,
+        "seed": args.seed,
+        "base_model": base_info(args.base).get("base_model"),
+        "params": dataclasses.asdict(t),
+        "counts": dataclasses.asdict(counts),
+        "steps": result.steps,
+        "final_loss": round(result.final_loss, 6),
+        "trainable_params": result.trainable_params,
+        "wall_time_s": round(wall, 2),
+        "tokens": {
+            "prompt_mean": round(sum(len(r["prompt_ids"]) for r in rows) / len(rows), 1),
+            "chosen_mean": round(sum(len(r["chosen_ids"]) for r in rows) / len(rows), 1),
+            "rejected_mean": round(sum(len(r["rejected_ids"]) for r in rows) / len(rows), 1),
+        },
+    }
+    with atomic_dir(ADAPTERS / name) as tmp:
+        result.model.save_pretrained(tmp, safe_serialization=True)
+        # PEFT adds a model-card template; it carries no information and is not reproducible.
+        (tmp / "README.md").unlink(missing_ok=True)
+        write_json(tmp / "train_meta.json", meta)
+    write_text(CURVES / f"{name}.csv", curve_csv(result.curve, args.objective))
+    print(f"train {name}: {counts.pairs_used} pairs ({counts.truncated} truncated, "
+          f"{counts.dropped + counts.dropped_unfittable} dropped), {result.steps} steps, "
+          f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {ADAPTERS / name}")
+
+
+if __name__ == "__main__":
+    main()

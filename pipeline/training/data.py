@@ -1,0 +1,159 @@
+"""Training examples from pairs: corpus selection, tokenization, the over-long policy, the seeded cap.
+
+A corpus name is one or more of "pairs", "pairs_aug", "external" joined by "+" ("pairs+external").
+Every pair is tokenized here, once, with the shared rendering of pipeline.models.prompting, so DPO,
+SFT and scoring see identical tokens. Pairs longer than max_length are never silently lost: the policy
+either truncates the prompt from the left (keeping the chat header, the question at the end and both
+responses whole) or drops the pair, and every case is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from transformers import PreTrainedTokenizerBase
+
+from pipeline.io import InputError, iter_json, read_records
+from pipeline.models.prompting import render_prompt, render_response
+from pipeline.records import Pair
+from pipeline.text import stable_hash
+
+CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
+EXTERNAL = "external"
+_MARK = "\x00PROMPT\x00"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One pair as text (prompt/chosen/rejected raw strings) plus where it came from."""
+
+    id: str
+    prompt: str
+    chosen: str
+    rejected: str
+    source: str
+
+
+@dataclass
+class Counts:
+    pairs_in: int = 0
+    pairs_used: int = 0
+    capped: int = 0  # left out by the seeded cap (train.max_pairs)
+    overlong: int = 0  # longer than max_length before the policy
+    truncated: int = 0  # prompt cut from the left to fit
+    dropped: int = 0  # removed by the "drop" policy
+    dropped_unfittable: int = 0  # responses alone exceed max_length: cannot be truncated, so removed
+    by_source: dict[str, int] = field(default_factory=dict)
+
+
+def corpus_parts(corpus: str) -> list[str]:
+    parts = corpus.split("+")
+    for part in parts:
+        if part not in CORPUS_DIRS and part != EXTERNAL:
+            raise ValueError(f"unknown corpus part {part!r} in {corpus!r} (known: pairs, pairs_aug, external)")
+    return parts
+
+
+def load_external(path: str | Path) -> list[Example]:
+    """External general contextual pairs: JSONL objects with non-empty string prompt, chosen, rejected."""
+    out = []
+    for line, obj in iter_json(path):
+        if not isinstance(obj, dict):
+            raise InputError(path, line, None, "expected a JSON object")
+        for key in ("prompt", "chosen", "rejected"):
+            value = obj.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(path, line, key, "missing or empty string")
+        ident = obj.get("id", f"external/{line}")
+        if not isinstance(ident, str):
+            raise InputError(path, line, "id", "expected a string")
+        out.append(Example(ident, obj["prompt"], obj["chosen"], obj["rejected"], EXTERNAL))
+    return out
+
+
+def load_corpus(corpus: str, split: str = "train", external_pairs: str | None = None,
+                root: str | Path = ".") -> list[Example]:
+    """All examples of `corpus` for `split`, in id order (external pairs have no split: train only)."""
+    examples: list[Example] = []
+    for part in corpus_parts(corpus):
+        if part == EXTERNAL:
+            if not external_pairs:
+                raise ValueError(f"corpus {corpus!r} needs train.external_pairs (a JSONL path)")
+            if split == "train":
+                examples.extend(load_external(Path(root) / external_pairs))
+            continue
+        pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
+        examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part) for p in pairs)
+    examples.sort(key=lambda e: (e.source, e.id))
+    return examples
+
+
+def cap(examples: Sequence[Example], max_pairs: int | None, seed: int) -> list[Example]:
+    """A seeded subset of at most max_pairs (all when None or <= 0), chosen by a stable hash of the id."""
+    if not max_pairs or max_pairs <= 0 or len(examples) <= max_pairs:
+        return list(examples)
+    ranked = sorted(examples, key=lambda e: (stable_hash(seed, e.source, e.id), e.id))
+    keep = {(e.source, e.id) for e in ranked[:max_pairs]}
+    return [e for e in examples if (e.source, e.id) in keep]
+
+
+def _ids(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def truncated_prompt_ids(tokenizer: PreTrainedTokenizerBase, prompt: str, budget: int) -> list[int] | None:
+    """Prompt tokens of at most `budget`: template head + the end of the prompt text + template tail.
+
+    Cutting from the left keeps the question (the prompt's last part) and the assistant header; None when
+    even an empty prompt text does not fit.
+    """
+    head, _, tail = render_prompt(tokenizer, _MARK).partition(_MARK)
+    head_ids, tail_ids = _ids(tokenizer, head), _ids(tokenizer, tail)
+    keep = budget - len(head_ids) - len(tail_ids)
+    if keep < 1:
+        return None
+    body = _ids(tokenizer, prompt)
+    return head_ids + body[-keep:] + tail_ids
+
+
+def tokenize(examples: Sequence[Example], tokenizer: PreTrainedTokenizerBase, max_length: int,
+             policy: str, counts: Counts | None = None) -> list[dict[str, Any]]:
+    """Token ids per example ({id, source, prompt_ids, chosen_ids, rejected_ids, truncated}) under `policy`.
+
+    A pair's length is prompt + the longer response (each sequence DPO runs is prompt + one response).
+    """
+    if policy not in ("truncate_prompt", "drop"):
+        raise ValueError(f"unknown overlong policy {policy!r}")
+    counts = counts if counts is not None else Counts()
+    rows = []
+    for ex in examples:
+        prompt_ids = _ids(tokenizer, render_prompt(tokenizer, ex.prompt))
+        chosen_ids = _ids(tokenizer, render_response(tokenizer, ex.chosen))
+        rejected_ids = _ids(tokenizer, render_response(tokenizer, ex.rejected))
+        longest = max(len(chosen_ids), len(rejected_ids))
+        truncated = False
+        if len(prompt_ids) + longest > max_length:
+            counts.overlong += 1
+            if policy == "drop":
+                counts.dropped += 1
+                continue
+            cut = truncated_prompt_ids(tokenizer, ex.prompt, max_length - longest)
+            if cut is None:
+                counts.dropped_unfittable += 1
+                continue
+            prompt_ids, truncated = cut, True
+            counts.truncated += 1
+        rows.append({"id": ex.id, "source": ex.source, "prompt_ids": prompt_ids, "chosen_ids": chosen_ids,
+                     "rejected_ids": rejected_ids, "truncated": truncated})
+        counts.by_source[ex.source] = counts.by_source.get(ex.source, 0) + 1
+    counts.pairs_used = len(rows)
+    return rows
+
+
+def sft_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, list[int]]]:
+    """SFT on prompt + chosen: labels are -100 on the prompt so only response tokens carry loss."""
+    return [{"input_ids": r["prompt_ids"] + r["chosen_ids"],
+             "labels": [-100] * len(r["prompt_ids"]) + list(r["chosen_ids"])} for r in rows]

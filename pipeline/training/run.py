@@ -1,0 +1,118 @@
+"""One training run: LoRA adapter on the base model with DPO or SFT (SPEC 8), given tokenized rows.
+
+`train_adapter` is the pure core of the train stage: model + tokenizer + rows + params in, trained
+PEFT model + curve out. The stage does the file I/O around it.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from datasets import Dataset
+from peft import LoraConfig
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from trl import DPOConfig, SFTConfig, SFTTrainer
+
+from pipeline.params import TrainParams
+from pipeline.training.data import sft_rows
+from pipeline.training.dpo import KernelDPOTrainer
+
+log = logging.getLogger(__name__)
+
+OBJECTIVES = ("dpo", "sft")
+# Columns of the per-run curve CSV (reports/training/<run>.csv); missing values are left empty.
+CURVE_FIELDS = {
+    "dpo": ["step", "epoch", "loss", "rewards_margins", "rewards_accuracies", "rewards_chosen", "rewards_rejected"],
+    "sft": ["step", "epoch", "loss", "mean_token_accuracy"],
+}
+
+
+@dataclass
+class TrainResult:
+    model: Any  # PeftModel
+    curve: list[dict] = field(default_factory=list)
+    steps: int = 0
+    final_loss: float = float("nan")
+    trainable_params: int = 0
+
+
+def lora_config(t: TrainParams) -> LoraConfig:
+    return LoraConfig(r=t.lora.r, lora_alpha=t.lora.alpha, lora_dropout=t.lora.dropout,
+                      target_modules=list(t.lora.target_modules), bias="none", task_type="CAUSAL_LM")
+
+
+def _common_args(t: TrainParams, seed: int, out_dir: str) -> dict[str, Any]:
+    return {
+        "output_dir": out_dir,
+        "per_device_train_batch_size": t.batch_size,
+        "gradient_accumulation_steps": t.grad_accum,
+        "learning_rate": t.lr,
+        "num_train_epochs": t.epochs,
+        "max_steps": t.max_steps,
+        "logging_steps": t.logging_steps,
+        "seed": seed,
+        "data_seed": seed,
+        "report_to": "none",
+        "save_strategy": "no",
+        "bf16": t.bf16,
+        "use_cpu": not torch.cuda.is_available(),
+        "dataloader_num_workers": 0,
+        "disable_tqdm": False,
+        # pipeline.training.data already applied the over-long policy; nothing may be cut again here.
+        "max_length": None,
+    }
+
+
+def build_trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
+                  objective: str, t: TrainParams, seed: int, out_dir: str):
+    """The TRL trainer for one run (exposed for tests that need a single step)."""
+    if objective == "dpo":
+        data = Dataset.from_list([{k: r[k] for k in ("prompt_ids", "chosen_ids", "rejected_ids")} for r in rows])
+        # TRL's DPO turns dropout off by default; keep SPEC 8's LoRA dropout on the policy (the reference,
+        # the adapter disabled, has no LoRA dropout to disagree with).
+        args = DPOConfig(beta=t.beta, loss_type=[t.loss_type], disable_dropout=False,
+                         **_common_args(t, seed, out_dir))
+        return KernelDPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
+                                peft_config=lora_config(t), logprobs=t.logprobs)
+    if objective == "sft":
+        data = Dataset.from_list(sft_rows(rows))
+        args = SFTConfig(dataset_kwargs={"skip_prepare_dataset": True}, **_common_args(t, seed, out_dir))
+        return SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
+                          peft_config=lora_config(t))
+    raise ValueError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
+
+
+def _curve(history: list[dict], objective: str) -> list[dict]:
+    rows = []
+    for entry in history:
+        if "loss" not in entry:  # the closing summary entry has train_loss instead
+            continue
+        row = {"step": entry.get("step"), "epoch": entry.get("epoch"), "loss": entry["loss"]}
+        for key, value in entry.items():
+            name = key.replace("/", "_")
+            if name in CURVE_FIELDS[objective]:
+                row[name] = value
+        rows.append(row)
+    return rows
+
+
+def train_adapter(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
+                  objective: str, t: TrainParams, seed: int) -> TrainResult:
+    """Train a LoRA adapter on `rows` (from pipeline.training.data.tokenize); deterministic given seed."""
+    if not rows:
+        raise ValueError("no training pairs left after the over-long policy and cap")
+    torch.manual_seed(seed)
+    with tempfile.TemporaryDirectory(prefix="train-") as out_dir:
+        trainer = build_trainer(model, tokenizer, rows, objective, t, seed, out_dir)
+        trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
+        trainer.train()
+    curve = _curve(trainer.state.log_history, objective)
+    final = curve[-1]["loss"] if curve else float("nan")
+    peft_model = trainer.accelerator.unwrap_model(trainer.model)
+    peft_model.eval()
+    return TrainResult(peft_model, curve, trainer.state.global_step, final, trainable)

@@ -1,0 +1,320 @@
+"""The score and report stages end to end on a tiny project, and the report's analysis on hand-built data.
+
+The base model is a tiny random LlamaForCausalLM saved in Hugging Face format with a tokenizer trained
+in the test; the adapters are random LoRA weights. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from pipeline import params as params_mod
+from pipeline.io import read_records, write_records
+from pipeline.records import Pair, Score
+from pipeline.stages import report, score
+
+DIMS = ["refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"]
+
+
+def make_pairs(corpus: str, split: str, n: int) -> list[Pair]:
+    out = []
+    for i in range(n):
+        answer = f"The tenant must give {i + 2} weeks notice in writing under section {i}."
+        refusal = "The provided passages do not contain enough information to answer this question."
+        chosen, rejected = (answer, refusal) if i % 3 else (refusal, answer)
+        out.append(
+            Pair(
+                id=f"{corpus}-{split}-{i:03d}",
+                qa_id=f"q{split}{i // 2}",
+                context_id=f"q{split}{i // 2}/gold_plus_bm25",
+                variant=["gold_plus_bm25", "random_context"][i % 2],
+                answerable=bool(i % 2 == 0),
+                split=split,
+                dimension=DIMS[i % len(DIMS)],
+                prompt=f"Passages:\n\n[1] Notice\nNotice of {i} weeks.\n\nQuestion: {i}?",
+                chosen=chosen,
+                rejected=rejected,
+                chosen_generator="offline:a",
+                rejected_generator="offline:b",
+                chosen_tokens=len(chosen.split()),
+                rejected_tokens=len(rejected.split()),
+                augmented=corpus == "pairs_aug",
+                source="test",
+            )
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    from peft import LoraConfig, get_peft_model
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from pipeline.models.tokenizer import train_tokenizer
+
+    root = tmp_path_factory.mktemp("proj")
+    texts = [p.prompt + " " + p.chosen + " " + p.rejected for p in make_pairs("pairs", "train", 30)]
+    tok = train_tokenizer(sorted(texts), vocab_size=400)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=512,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
+    model = LlamaForCausalLM(config)
+    base = root / "models/base"
+    model.save_pretrained(base)
+    tok.save_pretrained(base)
+    n_params = sum(p.numel() for p in model.parameters())
+    (base / "meta.json").write_text(json.dumps({"base_model": "builtin", "n_params": n_params}))
+    for k, name in enumerate(["dpo-pairs-s0", "sft-pairs-s0"]):
+        torch.manual_seed(10 + k)
+        peft_model = get_peft_model(
+            LlamaForCausalLM(config).eval(),
+            LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]),
+        )
+        peft_model.base_model.model.load_state_dict(model.state_dict(), strict=False)
+        with torch.no_grad():
+            for pname, param in peft_model.named_parameters():
+                if "lora_B" in pname:
+                    param.normal_(0, 0.3)
+        out = root / "models/adapters" / name
+        peft_model.save_pretrained(out)
+        (out / "train_meta.json").write_text(
+            json.dumps(
+                {
+                    "run": name,
+                    "objective": name.split("-")[0],
+                    "corpus": "pairs",
+                    "seed": 0,
+                    "steps": 3,
+                    "final_loss": 0.69,
+                    "wall_time_s": 1.0,
+                    "counts": {
+                        "pairs_in": 30,
+                        "capped": 0,
+                        "overlong": 2,
+                        "truncated": 2,
+                        "dropped": 0,
+                        "dropped_unfittable": 0,
+                        "pairs_used": 30,
+                    },
+                }
+            )
+        )
+    for corpus in ("pairs", "pairs_aug"):
+        for split, n in (("train", 4), ("val", 10), ("test", 16)):
+            write_records(root / "data/processed" / corpus / f"{split}.jsonl", make_pairs(corpus, split, n))
+    (root / "reports").mkdir()
+    (root / "reports/data_metrics.json").write_text(
+        json.dumps(
+            {
+                "length": {
+                    "refusal: attempted>abstained": {
+                        "n": 5,
+                        "augmented": 2,
+                        "mean_chosen_before": 20.0,
+                        "mean_rejected_before": 3.0,
+                        "mean_chosen_after": 20.0,
+                        "mean_rejected_after": 15.0,
+                    }
+                }
+            }
+        )
+    )
+    raw = params_mod.to_dict(params_mod.Params())
+    raw["score"].update(max_pairs=12, batch_tokens=2048, reference_relative=True, max_length=40)
+    raw["report"].update(bootstrap_resamples=500)
+    (root / "params.yaml").write_text(yaml.safe_dump(raw))
+    return root
+
+
+@pytest.fixture(scope="module")
+def scored(project: Path) -> Path:
+    mp = pytest.MonkeyPatch()
+    mp.chdir(project)
+    try:
+        score.main([])
+        report.main([])
+    finally:
+        mp.undo()
+    return project
+
+
+def test_score_writes_one_record_per_pair_and_scoring(scored: Path):
+    meta = json.loads((scored / "data/scores/meta.json").read_text())
+    assert meta["models"] == [
+        "base",
+        "dpo-pairs-s0",
+        "dpo-pairs-s0-refrel",
+        "sft-pairs-s0",
+        "sft-pairs-s0-refrel",
+    ]
+    # max_pairs=12 per split: 12 of 16 test pairs and all 10 val pairs.
+    assert meta["corpora"]["pairs"]["scored"] == 22
+    assert meta["corpora"]["pairs"]["truncated_prompts"] > 0  # max_length=40 cuts some prompts
+    records = read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
+    assert len(records) == 44 and {r.scoring for r in records} == {"sum", "mean"}
+    for r in records:
+        assert r.margin == pytest.approx(r.chosen - r.rejected)
+        assert r.correct == (r.chosen > r.rejected)
+    by = {(r.pair_id, r.scoring): r for r in records}
+    for (pid, scoring), r in by.items():
+        if scoring == "mean":
+            s = by[(pid, "sum")]
+            assert r.chosen == pytest.approx(s.chosen / s.chosen_tokens, rel=1e-5)
+
+
+def test_scores_match_an_independent_plain_computation(scored: Path):
+    from pipeline.models import load_base, render_prompt, render_response
+
+    model, tok = load_base(scored / "models/base", device="cpu")
+    pair = read_records(scored / "data/processed/pairs/val.jsonl", Pair)[0]
+    rec = {
+        r.scoring: r
+        for r in read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
+        if r.pair_id == pair.id
+    }
+    prompt = tok(render_prompt(tok, pair.prompt), add_special_tokens=False)["input_ids"]
+    response = tok(render_response(tok, pair.chosen), add_special_tokens=False)["input_ids"]
+    room = 40 - max(len(response), rec["sum"].rejected_tokens)
+    prompt = prompt[-room:] if len(prompt) > room else prompt
+    with torch.no_grad():
+        logp = torch.log_softmax(model(torch.tensor([prompt + response])).logits[0].double(), -1)
+    expected = sum(logp[len(prompt) - 1 + t, tok_id].item() for t, tok_id in enumerate(response))
+    assert rec["sum"].chosen == pytest.approx(expected, abs=1e-4)
+    assert rec["sum"].chosen_tokens == len(response)
+
+
+def test_reference_relative_is_beta_times_the_log_ratio(scored: Path):
+    beta = params_mod.load(scored / "params.yaml").train.beta
+    def load(model: str) -> dict:
+        path = scored / f"data/scores/{model}/pairs.jsonl"
+        return {(r.pair_id, r.scoring): r for r in read_records(path, Score, unique_key=None)}
+
+    base, dpo, rel = load("base"), load("dpo-pairs-s0"), load("dpo-pairs-s0-refrel")
+    for key, r in rel.items():
+        assert r.chosen == pytest.approx(beta * (dpo[key].chosen - base[key].chosen), abs=1e-9)
+        assert r.rejected == pytest.approx(beta * (dpo[key].rejected - base[key].rejected), abs=1e-9)
+    assert any(abs(r.margin) > 1e-6 for r in rel.values())
+
+
+def test_report_metrics_match_the_score_files(scored: Path):
+    metrics = json.loads((scored / "reports/metrics.json").read_text())
+    test_ids = {p.id for p in read_records(scored / "data/processed/pairs/test.jsonl", Pair)}
+    for model in ("base", "dpo-pairs-s0"):
+        recs = [
+            r
+            for r in read_records(scored / f"data/scores/{model}/pairs.jsonl", Score, unique_key=None)
+            if r.scoring == "mean" and r.pair_id in test_ids
+        ]
+        m = metrics[model]["pairs"]["mean"]
+        assert m["n"] == len(recs) == 12
+        assert m["accuracy"] == pytest.approx(sum(r.correct for r in recs) / len(recs))
+        assert m["low"] <= m["accuracy"] <= m["high"]
+    assert "delta" in metrics["dpo-pairs-s0"]["pairs"]["sum"]
+    lengths = {
+        r.pair_id: (r.chosen_tokens, r.rejected_tokens)
+        for r in read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
+        if r.pair_id in test_ids
+    }
+    longer = np.mean([c > r for c, r in lengths.values()])
+    assert metrics["prefer-longer"]["pairs"]["sum"]["accuracy"] == pytest.approx(longer)
+
+
+def test_report_markdown_figures_and_plot_data(scored: Path):
+    text = (scored / "reports/report.md").read_text()
+    assert "offline default" in text and "Llama-architecture model trained by the pipeline" in text
+    for section in (
+        "## Main results",
+        "## Significance",
+        "## Accuracy per dimension",
+        "## SFT vs DPO",
+        "## Sum vs mean scoring",
+        "## Length-controlled accuracy",
+        "## Training summary",
+    ):
+        assert section in text
+    assert "refusal: attempted>abstained" in text  # copied from data_metrics.json
+    assert "dpo-pairs-s0 vs sft-pairs-s0" in text
+    assert "at most 12 pairs per corpus and split" in text
+    for fig in ("accuracy.png", "dimensions.png"):
+        assert (scored / "reports/figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        (scored / "reports/plots/accuracy.csv").read_text().startswith("system,model,corpus,scoring,accuracy")
+    )
+
+
+def test_stages_are_deterministic(scored: Path, monkeypatch):
+    before = {p: p.read_bytes() for p in (scored / "data/scores").rglob("*.jsonl")}
+    before[scored / "reports/report.md"] = (scored / "reports/report.md").read_bytes()
+    before[scored / "reports/figures/accuracy.png"] = (scored / "reports/figures/accuracy.png").read_bytes()
+    monkeypatch.chdir(scored)
+    score.main([])
+    report.main([])
+    assert all(p.read_bytes() == b for p, b in before.items())
+
+
+def _scored(correct: list[bool], ct: list[int], rt: list[int]) -> report.Scored:
+    c = np.where(correct, 1.0, 0.0)
+    return report.Scored(c, np.full(len(c), 0.5), np.asarray(correct), np.asarray(ct), np.asarray(rt))
+
+
+def test_analyse_on_hand_built_scores():
+    n = 8
+    info = report.PairInfo(
+        [f"p{i}" for i in range(n)],
+        np.array(["test"] * 6 + ["val"] * 2, dtype=object),
+        np.array(["faithfulness", "correctness"] * 4, dtype=object),
+        np.array(["gold_plus_bm25"] * n, dtype=object),
+    )
+    ct, rt = [10, 10, 10, 10, 30, 2, 5, 5], [10, 12, 30, 2, 10, 10, 5, 5]
+    base = _scored([True, False, False, True, False, False, True, True], ct, rt)
+    dpo = _scored([True, True, True, True, False, True, False, False], ct, rt)
+    sft = _scored([True, False, True, True, False, False, True, True], ct, rt)
+    aug = _scored([False] * 6 + [True] * 2, ct, rt)
+    named = (("base", base), ("dpo-pairs-s0", dpo), ("sft-pairs-s0", sft), ("dpo-pairs_aug-s0", aug))
+    table = {(m, "pairs", s): x for m, x in named for s in ("sum", "mean")}
+    rp = params_mod.ReportParams(bootstrap_resamples=200, length_ratio=1.5)
+    res = report.analyse(table, {"pairs": info}, [m for m, _ in named], rp)
+    main = res["pairs/sum"]["main"]
+    # test split = first 6 pairs: base 2/6, dpo 5/6; discordant: b = 0, c = 3 -> p = 2 * 0.5^3.
+    assert main["base"]["accuracy"] == pytest.approx(2 / 6)
+    assert main["dpo-pairs-s0"]["delta"] == pytest.approx(3 / 6)
+    assert (main["dpo-pairs-s0"]["b"], main["dpo-pairs-s0"]["c"]) == (0, 3)
+    assert main["dpo-pairs-s0"]["p"] == pytest.approx(0.25)
+    # prefer-longer on the test split: chosen longer in pairs 3 and 4 only; shorter in 1, 2, 5; pair 0 ties.
+    assert main["prefer-longer"]["accuracy"] == pytest.approx(2 / 6)
+    assert main["prefer-shorter"]["accuracy"] == pytest.approx(3 / 6)
+    # length ratio <= 1.5 on test: pairs 0, 1 -> dpo right on both.
+    assert res["pairs/sum"]["length_controlled"]["dpo-pairs-s0"]["n"] == 2
+    assert res["pairs/sum"]["length_controlled"]["dpo-pairs-s0"]["accuracy"] == 1.0
+    # dimensions alternate faithfulness (pairs 0, 2, 4) / correctness (1, 3, 5) on the test split.
+    assert res["pairs/sum"]["dimension"]["dpo-pairs-s0"]["faithfulness"]["accuracy"] == pytest.approx(2 / 3)
+    assert res["pairs/sum"]["dimension"]["dpo-pairs-s0"]["correctness"]["accuracy"] == 1.0
+    assert res["pairs/sum"]["split"]["base"]["val"]["accuracy"] == 1.0
+    assert list(res["pairs/sum"]["sft_vs_dpo"]) == ["dpo-pairs-s0 vs sft-pairs-s0"]
+    assert res["pairs/sum"]["sft_vs_dpo"]["dpo-pairs-s0 vs sft-pairs-s0"]["delta"] == pytest.approx(2 / 6)
+    augmentation = res["pairs/sum"]["augmentation"]
+    assert list(augmentation) == ["dpo-pairs_aug-s0 vs dpo-pairs-s0"]
+    assert augmentation["dpo-pairs_aug-s0 vs dpo-pairs-s0"]["delta"] == pytest.approx(-5 / 6)
+    assert [r["model"] for r in res["holm"]].count("dpo-pairs-s0") == 2
+
+
+def test_holm_adjustment():
+    # Hand computation: sorted p = .01, .02, .04 -> .03, .04, .04 (monotone).
+    assert report.holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert report.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])

@@ -1,0 +1,164 @@
+"""Pair scorers against each other and against a float64 oracle.
+
+The model is a tiny random LlamaForCausalLM built from a config and the tokenizer is trained in the
+test (pipeline.models.tokenizer), so nothing is downloaded and the test runs in seconds.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from pipeline.scoring import EncodedPair, encode_pairs, score_naive, score_shared_prefix, score_two_pass
+from pipeline.scoring.batching import length_batches
+from pipeline.scoring.encode import fit
+from pipeline.scoring.shared_prefix import prompt_batch, response_batch
+
+VOCAB = 300
+
+
+def tiny_model(seed: int = 0, vocab: int = VOCAB) -> LlamaForCausalLM:
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        pad_token_id=0,
+    )
+    return LlamaForCausalLM(config).eval()
+
+
+def random_pairs(n: int, seed: int = 0) -> list[EncodedPair]:
+    rng = random.Random(seed)
+
+    def ids(lo: int, hi: int) -> list[int]:
+        return [rng.randrange(1, VOCAB) for _ in range(rng.randint(lo, hi))]
+
+    return [EncodedPair(ids(1, 60), ids(1, 15), ids(1, 15)) for _ in range(n)]
+
+
+def oracle(model: LlamaForCausalLM, pairs: list[EncodedPair]) -> np.ndarray:
+    """float64, one sequence at a time: [n, 2] summed response log-probs."""
+    m64 = tiny_model().double()
+    m64.load_state_dict(model.state_dict())
+    out = np.zeros((len(pairs), 2))
+    with torch.no_grad():
+        for i, p in enumerate(pairs):
+            for j, response in enumerate((p.chosen, p.rejected)):
+                logits = m64(input_ids=torch.tensor([p.prompt + response])).logits[0]
+                logp = torch.log_softmax(logits, -1)[len(p.prompt) - 1 : -1]
+                out[i, j] = logp.gather(-1, torch.tensor(response)[:, None]).sum().item()
+    return out
+
+
+@pytest.fixture(scope="module")
+def model() -> LlamaForCausalLM:
+    return tiny_model()
+
+
+def test_shared_prefix_equals_two_pass_and_float64_oracle(model):
+    pairs = random_pairs(24)
+    # A small token budget forces several length buckets with padding inside each.
+    shared = score_shared_prefix(model, pairs, batch_tokens=300)
+    plain = score_two_pass(model, pairs, batch_tokens=300)
+    fused_head = score_two_pass(model, pairs, batch_tokens=300, head="fused")
+    ref = oracle(model, pairs)
+    np.testing.assert_allclose(fused_head.rejected_sum, plain.rejected_sum, atol=1e-4, rtol=0)
+    for name in ("chosen_sum", "rejected_sum", "chosen_mean", "rejected_mean"):
+        np.testing.assert_allclose(getattr(shared, name), getattr(plain, name), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(shared.chosen_sum, ref[:, 0], atol=1e-4, rtol=0)
+    np.testing.assert_allclose(shared.rejected_sum, ref[:, 1], atol=1e-4, rtol=0)
+    assert shared.chosen_tokens.tolist() == [len(p.chosen) for p in pairs]
+    assert shared.rejected_tokens.tolist() == [len(p.rejected) for p in pairs]
+    np.testing.assert_allclose(shared.chosen_mean, shared.chosen_sum / shared.chosen_tokens, rtol=1e-6)
+
+
+def test_naive_scorer_agrees(model):
+    pairs = random_pairs(6, seed=3)
+    naive = score_naive(model, pairs)
+    plain = score_two_pass(model, pairs)
+    np.testing.assert_allclose(naive.chosen_sum, plain.chosen_sum, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(naive.rejected_mean, plain.rejected_mean, atol=1e-4, rtol=0)
+
+
+def test_rejected_score_does_not_see_the_chosen_response(model):
+    base = random_pairs(1, seed=5)[0]
+    other = EncodedPair(base.prompt, [7, 8, 9, 10, 11, 12], base.rejected)
+    a = score_shared_prefix(model, [base])
+    b = score_shared_prefix(model, [other])
+    assert a.rejected_sum[0] == pytest.approx(b.rejected_sum[0], abs=1e-5)
+    assert a.chosen_sum[0] != pytest.approx(b.chosen_sum[0], abs=1e-3)
+
+
+def test_shared_prefix_with_lora_adapter_matches_two_pass():
+    from peft import LoraConfig, get_peft_model
+
+    peft_model = get_peft_model(
+        tiny_model(1), LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"])
+    )
+    # LoRA B starts at zero; make the adapter actually change the model.
+    with torch.no_grad():
+        for name, param in peft_model.named_parameters():
+            if "lora_B" in name:
+                param.normal_(0, 0.2)
+    peft_model.eval()
+    pairs = random_pairs(8, seed=7)
+    shared = score_shared_prefix(peft_model, pairs, batch_tokens=200)
+    plain = score_two_pass(peft_model, pairs, batch_tokens=200)
+    np.testing.assert_allclose(shared.chosen_sum, plain.chosen_sum, atol=1e-4, rtol=0)
+    with peft_model.disable_adapter():
+        disabled = score_shared_prefix(peft_model, pairs)
+    base = score_shared_prefix(tiny_model(1), pairs)
+    np.testing.assert_allclose(disabled.chosen_sum, base.chosen_sum, atol=1e-5, rtol=0)
+    assert np.abs(disabled.chosen_sum - shared.chosen_sum).max() > 1e-3
+
+
+def test_response_batch_mask_and_positions():
+    pairs = [EncodedPair([5, 6, 7], [8, 9], [10]), EncodedPair([4], [11], [12, 13, 14])]
+    ids, lengths = prompt_batch(pairs, pad=0)
+    assert ids.tolist() == [[5, 6, 7], [4, 0, 0]] and lengths.tolist() == [3, 1]
+    batch = response_batch(pairs, pad=0, prompt_width=3)
+    assert batch["input_ids"].tolist() == [[8, 9, 0], [10, 0, 0], [11, 0, 0], [12, 13, 14]]
+    assert batch["labels"].tolist() == [[8, 9, -100], [10, -100, -100], [11, -100, -100], [12, 13, 14]]
+    # Positions continue each row's own prompt, for chosen and rejected alike.
+    assert batch["position_ids"][:, 0].tolist() == [3, 3, 1, 1]
+    mask = batch["mask"][:, 0]
+    # Pair 1's rejected (row 3), token 2: sees its 1-token prompt (not the 2 pads) and its own tokens 0..2.
+    assert mask[3, 2].tolist() == [True, False, False, True, True, True]
+    # Pair 0's chosen (row 0), token 0: the whole prompt and itself only.
+    assert mask[0, 0].tolist() == [True, True, True, True, False, False]
+
+
+def test_length_batches_respect_the_budget():
+    lengths = [5, 50, 7, 30, 30, 100, 1]
+    batches = length_batches(lengths, batch_tokens=60)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) == 1 or max(lengths[i] for i in b) * len(b) <= 60
+    assert batches[0] == [5]  # longest first, alone since it exceeds the budget
+
+
+def test_fit_truncates_the_prompt_from_the_left_only():
+    p = fit(list(range(10)), [1, 2, 3], [4, 5], max_length=8)
+    assert p.truncated and p.prompt == [5, 6, 7, 8, 9] and p.chosen == [1, 2, 3]
+    assert not fit([1, 2], [3], [4], max_length=8).truncated
+
+
+def test_encode_pairs_uses_the_chat_template_and_eos():
+    from pipeline.models import render_prompt
+    from pipeline.models.tokenizer import train_tokenizer
+
+    texts = ["The tenant must give notice in writing.", "No penalty applies."] * 50
+    tok = train_tokenizer(texts, vocab_size=300)
+    (enc,) = encode_pairs(tok, [("Is notice required?", "Yes.", "No penalty applies.")], max_length=512)
+    assert enc.prompt == tok(render_prompt(tok, "Is notice required?"), add_special_tokens=False)["input_ids"]
+    assert enc.chosen[-1] == tok.eos_token_id and enc.rejected[-1] == tok.eos_token_id
+    assert tok.decode(enc.chosen[:-1]) == "Yes."
