@@ -12,7 +12,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import yaml
 
@@ -36,7 +36,7 @@ class DecisionsParams:
         }
     )
     # Optional JSONL of user decisions (SPEC 1 Decision), validated and appended after the synthetic ones.
-    import_path: Optional[str] = None
+    import_path: str | None = None
     # Set false to run on imported decisions only.
     synthetic: bool = True
 
@@ -178,7 +178,7 @@ class AugmentParams:
 class PretrainParams:
     # "builtin" trains the small Llama model below; anything else is a Hugging Face id or local path.
     base_model: str = "builtin"
-    revision: Optional[str] = None
+    revision: str | None = None
     vocab_size: int = 4096
     hidden_size: int = 128
     intermediate_size: int = 384
@@ -220,11 +220,11 @@ class TrainParams:
     # "kernel" = our fused-linear log-probs; "trl" = TRL's own.
     logprobs: Literal["kernel", "trl"] = "kernel"
     # Optional JSONL of external general contextual pairs (prompt, chosen, rejected).
-    external_pairs: Optional[str] = None
+    external_pairs: str | None = None
     max_steps: int = -1
     logging_steps: int = 5
     # Seeded cap on training pairs per run (null = all): fits the offline default into the CPU budget.
-    max_pairs: Optional[int] = None
+    max_pairs: int | None = None
     # Mixed precision (GPU profile); the offline CPU default trains in float32.
     bf16: bool = False
 
@@ -255,11 +255,6 @@ class ReportParams:
 
 
 @dataclass(frozen=True)
-class IracParams:
-    tau: float = 0.6
-
-
-@dataclass(frozen=True)
 class Params:
     seed: int = 13
     # Tells reports what ran: "offline" (the embedded default) or "real" (real models / servers).
@@ -275,7 +270,6 @@ class Params:
     train: TrainParams = field(default_factory=TrainParams)
     score: ScoreParams = field(default_factory=ScoreParams)
     report: ReportParams = field(default_factory=ReportParams)
-    irac: IracParams = field(default_factory=IracParams)
 
 
 # ------------------------------------------------------------------------------------------- loader

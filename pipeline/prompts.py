@@ -3,7 +3,7 @@ models score), so both always see the same bytes."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pipeline.records import Passage
 

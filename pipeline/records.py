@@ -13,7 +13,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 # Ids become parts of file names and DVC paths: letters, digits and a few separators, no "..".
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")
@@ -81,7 +81,7 @@ class Context:
     variant: str
     answerable: bool
     passage_ids: list[str]
-    gold_slot: Optional[int]
+    gold_slot: int | None
 
 
 @dataclass
@@ -102,10 +102,10 @@ Faithfulness = Literal["fully_supported", "partially_supported", "unsupported", 
 class Label:
     candidate_id: str
     judge: str
-    behaviour: Optional[Behaviour]
-    faithfulness: Optional[Faithfulness]
-    correctness: Optional[Literal["correct", "incorrect"]]
-    completeness: Optional[Literal["complete", "incomplete"]]
+    behaviour: Behaviour | None
+    faithfulness: Faithfulness | None
+    correctness: Literal["correct", "incorrect"] | None
+    completeness: Literal["complete", "incomplete"] | None
     status: Literal["ok", "unparseable"]
 
 

@@ -8,7 +8,6 @@ import dataclasses
 import pytest
 
 from pipeline.augment import OfflineRewriter, augment_pairs, plan
-from pipeline.language import declarative
 from pipeline.augment.tasks import (
     BARE_CONCLUSION,
     EXPLAINED_REFUSAL,
@@ -21,6 +20,7 @@ from pipeline.backends import make_generator
 from pipeline.backends.base import Request, Response
 from pipeline.judges import matching as m
 from pipeline.judges.rule import RuleJudge
+from pipeline.language import declarative
 from pipeline.params import Params
 from pipeline.records import QA, Pair
 from pipeline.text import count_tokens, split_sentences

@@ -158,3 +158,20 @@ def test_corpus_stage_rejects_bad_decisions_file_and_keeps_outputs(tmp_path, mon
     assert "decisions.jsonl, line 2, field 'sections[0].id'" in message
     assert sorted(p.name for p in interim.iterdir()) == ["passages.jsonl", "qa.jsonl"]
     assert all((interim / n).read_text() == "previous\n" for n in ("passages.jsonl", "qa.jsonl"))
+
+
+def test_a_stage_run_from_the_command_line_ends_with_one_line_not_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "params.yaml"
+    bad.write_text("pairs:\n  trian: 0.8\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipeline.stages.pairs", "--params", str(bad)],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("pairs: error: ") and "pairs.trian: unknown key" in last

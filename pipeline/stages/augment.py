@@ -13,6 +13,7 @@ from pipeline.io import InputError, atomic_dir, read_records, write_records
 from pipeline.judges.inputs import INTERIM
 from pipeline.preferences import SPLITS
 from pipeline.records import QA, Pair
+from pipeline.stages import run
 
 log = logging.getLogger("augment")
 PAIRS = Path("data/processed/pairs")
@@ -51,4 +52,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -17,6 +17,7 @@ from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.dense import DenseRetriever, Embedder
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, sources
+from pipeline.stages import run
 
 log = logging.getLogger("contexts")
 
@@ -90,4 +91,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

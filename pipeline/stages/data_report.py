@@ -23,6 +23,7 @@ from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
 from pipeline.records import Decision, Label, Pair
+from pipeline.stages import run
 
 PROCESSED = Path("data/processed")
 REPORTS = Path("reports")
@@ -362,4 +363,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -23,6 +23,7 @@ from pipeline.backends.cache import ResponseCache, run_cached
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
+from pipeline.stages import run
 from pipeline.text import digest, stable_hash
 
 log = logging.getLogger("generate")
@@ -140,4 +141,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

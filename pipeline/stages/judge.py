@@ -16,6 +16,7 @@ from pipeline.io import atomic_dir, write_records
 from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, judge_items, load_corpus
 from pipeline.records import Label
+from pipeline.stages import run
 
 log = logging.getLogger("judge")
 LABELS = INTERIM / "labels"
@@ -70,4 +71,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

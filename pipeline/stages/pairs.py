@@ -16,6 +16,7 @@ from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, assign_splits, decide, make_pairs
 from pipeline.records import Pair
+from pipeline.stages import run
 
 log = logging.getLogger("pairs")
 OUT = Path("data/processed/pairs")
@@ -63,4 +64,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -25,6 +25,7 @@ from pipeline.io import atomic_dir, read_records, write_json, write_text
 from pipeline.models.builtin import pretrain
 from pipeline.models.loading import META
 from pipeline.records import QA, Pair, Passage
+from pipeline.stages import run
 
 log = logging.getLogger("pipeline.stages.pretrain")
 
@@ -107,4 +108,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

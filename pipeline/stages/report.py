@@ -24,6 +24,7 @@ from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.io import InputError, read_records, write_json, write_text
 from pipeline.records import Pair, Score
+from pipeline.stages import run
 
 log = logging.getLogger("pipeline.stages.report")
 
@@ -486,4 +487,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -23,6 +23,7 @@ from pipeline import params as params_mod
 from pipeline.io import InputError, atomic_dir, read_records, write_json, write_records
 from pipeline.records import Pair, Score
 from pipeline.scoring import EncodedPair, ResponseScores, encode_pairs, score_shared_prefix, score_two_pass
+from pipeline.stages import run
 from pipeline.text import stable_hash
 
 log = logging.getLogger("pipeline.stages.score")
@@ -181,4 +182,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

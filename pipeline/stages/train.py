@@ -18,6 +18,7 @@ from pathlib import Path
 from pipeline import params as params_mod
 from pipeline.io import atomic_dir, write_json, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base
+from pipeline.stages import run
 from pipeline.training.data import Counts, cap, load_corpus, tokenize
 from pipeline.training.run import CURVE_FIELDS, OBJECTIVES, train_adapter
 
@@ -96,4 +97,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)
