@@ -9,11 +9,12 @@ from pathlib import Path
 
 from pipeline import params as params_mod
 from pipeline.augment import augment_pairs, make_rewriter
-from pipeline.io import InputError, atomic_dir, read_records, write_records
+from pipeline.io import InputError, read_records
 from pipeline.judges.inputs import INTERIM
 from pipeline.preferences import SPLITS
 from pipeline.records import QA, Pair
 from pipeline.stages import run
+from pipeline.stages.pairs import write_splits
 
 log = logging.getLogger("augment")
 PAIRS = Path("data/processed/pairs")
@@ -36,11 +37,7 @@ def main(argv: list[str] | None = None) -> None:
             )
     generator = make_rewriter(params.augment.rewriter, params)
     augmented, stats = augment_pairs(pairs, qas, generator, params)
-    counts = {}
-    with atomic_dir(OUT) as tmp:
-        for split in SPLITS:
-            rows = sorted((p for p in augmented if p.split == split), key=lambda p: p.id)
-            counts[split] = write_records(Path(tmp) / f"{split}.jsonl", rows)
+    counts = write_splits(OUT, augmented)
     rewritten = sum(p.augmented for p in augmented)
     log.info("rewrites: %s", dict(sorted(stats.items())))
     print(

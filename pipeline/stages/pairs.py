@@ -33,12 +33,12 @@ def build(corpus: Corpus, labels: dict, params: Params) -> tuple[list[Pair], Cou
 
 
 def write_splits(out: Path, pairs: list[Pair]) -> dict[str, int]:
+    """Write {train,val,test}.jsonl under `out` (swapped in whole), each sorted by pair id."""
     counts = {}
     with atomic_dir(out) as tmp:
         for split in SPLITS:
-            counts[split] = write_records(
-                Path(tmp) / f"{split}.jsonl", [p for p in pairs if p.split == split]
-            )
+            rows = sorted((p for p in pairs if p.split == split), key=lambda p: p.id)
+            counts[split] = write_records(Path(tmp) / f"{split}.jsonl", rows)
     return counts
 
 
