@@ -48,6 +48,24 @@ def make_project_copy(dest: Path, remote: Path) -> Path:
     return dest
 
 
+def tiny_llama_config(tokenizer, heads: int = 2, kv_heads: int = 1):
+    """A random two-layer Llama for tests of mechanics (no weights are downloaded, none are meaningful)."""
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=512,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+
+
 @pytest.fixture(scope="session")
 def smoke_repo(tmp_path_factory) -> Path:
     """The project copy after one full `dvc repro` on the smoke profile (shared by the slow tests)."""

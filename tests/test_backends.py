@@ -8,6 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import tiny_llama_config
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.cache import ResponseCache, run_cached
@@ -392,7 +393,7 @@ def tiny_llama(tmp_path_factory):
     the plumbing (chat template, batching, seeding, finish reasons), not answer quality."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import LlamaForCausalLM, PreTrainedTokenizerFast
 
     path = tmp_path_factory.mktemp("tiny_llama")
     tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
@@ -407,19 +408,7 @@ def tiny_llama(tmp_path_factory):
     fast.chat_template = "{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}assistant :"
     fast.save_pretrained(path)
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(fast),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-        pad_token_id=fast.pad_token_id,
-        bos_token_id=fast.bos_token_id,
-        eos_token_id=fast.eos_token_id,
-    )
-    LlamaForCausalLM(config).save_pretrained(path, safe_serialization=True)
+    LlamaForCausalLM(tiny_llama_config(fast, heads=4, kv_heads=2)).save_pretrained(path, safe_serialization=True)
     return str(path)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from conftest import tiny_llama_config
 
 from pipeline import params as params_mod
 from pipeline.io import read_records, write_records
@@ -54,7 +55,7 @@ def make_pairs(corpus: str, split: str, n: int) -> list[Pair]:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     from peft import LoraConfig, get_peft_model
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaForCausalLM
 
     from pipeline.models.tokenizer import train_tokenizer
 
@@ -62,18 +63,7 @@ def project(tmp_path_factory) -> Path:
     texts = [p.prompt + " " + p.chosen + " " + p.rejected for p in make_pairs("pairs", "train", 30)]
     tok = train_tokenizer(sorted(texts), vocab_size=400)
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tok),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=512,
-        pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id,
-    )
+    config = tiny_llama_config(tok)
     model = LlamaForCausalLM(config)
     base = root / "models/base"
     model.save_pretrained(base)

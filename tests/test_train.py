@@ -7,7 +7,8 @@ import json
 
 import pytest
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from conftest import tiny_llama_config
+from transformers import LlamaForCausalLM
 
 from pipeline import params as params_mod
 from pipeline.io import InputError, write_records
@@ -42,19 +43,7 @@ def tokenizer():
 def tiny_model(tokenizer, seed: int = 0) -> LlamaForCausalLM:
     """A random tiny Llama (no pretraining needed: these tests check mechanics, not quality)."""
     torch.manual_seed(seed)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=512,
-        pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        bos_token_id=tokenizer.bos_token_id,
-    )
-    return LlamaForCausalLM(config).eval()
+    return LlamaForCausalLM(tiny_llama_config(tokenizer)).eval()
 
 
 def example(i: int, prompt_words: int = 20, chosen_words: int = 6, rejected_words: int = 3) -> Example:
