@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from pathlib import Path
 
-from pipeline import params as params_mod
 from pipeline.augment import augment_pairs, make_rewriter
 from pipeline.io import InputError, read_records
 from pipeline.judges.inputs import INTERIM
 from pipeline.preferences import SPLITS
 from pipeline.records import QA, Pair
-from pipeline.stages import run
+from pipeline.stages import run, start
 from pipeline.stages.pairs import write_splits
 
 log = logging.getLogger("augment")
@@ -22,12 +20,8 @@ OUT = Path("data/processed/pairs_aug")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    params = params_mod.load(args.params)
-    start = time.perf_counter()
+    _, params = start(__doc__, argv)
+    started = time.perf_counter()
     qas = {q.id: q for q in read_records(INTERIM / "qa.jsonl", QA)}
     pairs = [p for split in SPLITS for p in read_records(PAIRS / f"{split}.jsonl", Pair)]
     for p in pairs:
@@ -44,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         f"augment: {rewritten}/{len(pairs)} pairs rewritten with {params.augment.rewriter} "
         + " ".join(f"{k}={v}" for k, v in counts.items())
         + f"; failed rewrites kept original: {sum(v for k, v in stats.items() if k.endswith(':rejected'))}; "
-        f"{time.perf_counter() - start:.1f}s"
+        f"{time.perf_counter() - started:.1f}s"
     )
 
 

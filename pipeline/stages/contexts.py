@@ -17,7 +17,7 @@ from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.dense import DenseRetriever, Embedder
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, sources
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 log = logging.getLogger("contexts")
 
@@ -55,17 +55,9 @@ def make_retrievers(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default="params.yaml")
-    ap.add_argument("--passages", default="data/interim/passages.jsonl")
-    ap.add_argument("--qa", default="data/interim/qa.jsonl")
-    ap.add_argument("--out", default="data/interim/contexts.jsonl")
-    ap.add_argument("--cache-dir", default="data/cache/embeddings")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args, params = start(__doc__, argv, _arguments)
     started = time.perf_counter()
 
-    params = params_mod.load(args.params)
     cfg = params.contexts
     needed = sources(cfg.variants)
     passages = read_records(args.passages, Passage)
@@ -88,6 +80,13 @@ def main(argv: list[str] | None = None) -> None:
         f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions) "
         f"-> {args.out} in {time.perf_counter() - started:.1f}s"
     )
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--passages", default="data/interim/passages.jsonl")
+    parser.add_argument("--qa", default="data/interim/qa.jsonl")
+    parser.add_argument("--out", default="data/interim/contexts.jsonl")
+    parser.add_argument("--cache-dir", default="data/cache/embeddings")
 
 
 if __name__ == "__main__":

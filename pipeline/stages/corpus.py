@@ -13,6 +13,7 @@ from pipeline import params as params_mod
 from pipeline.corpus import make_questions, split_passages
 from pipeline.io import InputError, read_records, write_records
 from pipeline.records import QA, Decision, Passage
+from pipeline.stages import run, start
 
 log = logging.getLogger("pipeline.corpus")
 DECISIONS = Path("data/raw/decisions.jsonl")
@@ -34,16 +35,9 @@ def build(decisions: list[Decision], p: params_mod.Params) -> tuple[list[Passage
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--decisions", default=str(DECISIONS))
-    ap.add_argument("--passages-out", default=str(PASSAGES))
-    ap.add_argument("--qa-out", default=str(QAS))
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    start = time.perf_counter()
+    args, p = start(__doc__, argv, _arguments)
+    started = time.perf_counter()
     try:
-        p = params_mod.load(args.params)
         decisions = read_records(args.decisions, Decision)
         passages, qas = build(decisions, p)
     except (InputError, params_mod.ParamsError, ValueError) as exc:
@@ -57,9 +51,15 @@ def main(argv: list[str] | None = None) -> None:
     mix = ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
     print(
         f"corpus: {len(decisions)} decisions -> {len(passages)} passages, {len(qas)} questions ({mix}) "
-        f"in {time.perf_counter() - start:.1f}s"
+        f"in {time.perf_counter() - started:.1f}s"
     )
 
 
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--decisions", default=str(DECISIONS))
+    parser.add_argument("--passages-out", default=str(PASSAGES))
+    parser.add_argument("--qa-out", default=str(QAS))
+
+
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -6,7 +6,6 @@ and after augmentation, judge agreement and robustness, unparseable labels.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections import Counter, defaultdict
@@ -14,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline import params as params_mod
 from pipeline.agreement import agreement
 from pipeline.augment import plan
 from pipeline.io import read_records, write_json, write_text
@@ -23,7 +21,7 @@ from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
 from pipeline.records import Decision, Label, Pair
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 PROCESSED = Path("data/processed")
 REPORTS = Path("reports")
@@ -341,11 +339,8 @@ def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    args = parser.parse_args(argv)
-    params = params_mod.load(args.params)
-    start = time.perf_counter()
+    _, params = start(__doc__, argv)
+    started = time.perf_counter()
     decisions = read_records("data/raw/decisions.jsonl", Decision)
     corpus = load_corpus()
     judges = [
@@ -358,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     write_text(REPORTS / "data.md", render(metrics, params) + "\n")
     print(
         f"data_report: {len(pairs)} pairs, {metrics['pairs']['augmented']} rewritten, "
-        f"{len(judges)} judges -> reports/data.md ({time.perf_counter() - start:.1f}s)"
+        f"{len(judges)} judges -> reports/data.md ({time.perf_counter() - started:.1f}s)"
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from pipeline import params as params_mod
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.records import Decision
+from pipeline.stages import run, start
 from pipeline.synth import generate_decisions
 
 log = logging.getLogger("pipeline.decisions")
@@ -67,14 +68,9 @@ def build(p: params_mod.Params, root: Path = Path(".")) -> list[Decision]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    start = time.perf_counter()
+    args, p = start(__doc__, argv, _arguments)
+    started = time.perf_counter()
     try:
-        p = params_mod.load(args.params)
         decisions = build(p)
     except (InputError, params_mod.ParamsError, ValueError) as exc:
         # One line naming file, line and field; the previous output stays as it was.
@@ -84,8 +80,12 @@ def main(argv: list[str] | None = None) -> None:
     for d in decisions:
         by_type[d.case_type] = by_type.get(d.case_type, 0) + 1
     mix = ", ".join(f"{k} {v}" for k, v in sorted(by_type.items()))
-    print(f"decisions: {len(decisions)} decisions ({mix}) -> {args.out} in {time.perf_counter() - start:.1f}s")
+    print(f"decisions: {len(decisions)} decisions ({mix}) -> {args.out} in {time.perf_counter() - started:.1f}s")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default=str(OUT))
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

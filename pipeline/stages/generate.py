@@ -23,7 +23,7 @@ from pipeline.backends.cache import ResponseCache, run_cached
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
-from pipeline.stages import run
+from pipeline.stages import run, start
 from pipeline.text import digest, stable_hash
 
 log = logging.getLogger("generate")
@@ -104,18 +104,9 @@ def check_references(contexts: Sequence[Context], passages: dict, qas: dict, pat
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default="params.yaml")
-    ap.add_argument("--passages", default="data/interim/passages.jsonl")
-    ap.add_argument("--qa", default="data/interim/qa.jsonl")
-    ap.add_argument("--contexts", default="data/interim/contexts.jsonl")
-    ap.add_argument("--out", default="data/interim/candidates.jsonl")
-    ap.add_argument("--cache-dir", default="data/cache/generate")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args, params = start(__doc__, argv, _arguments)
     started = time.perf_counter()
 
-    params = params_mod.load(args.params)
     cfg = params.generate
     passages = {p.id: p for p in read_records(args.passages, Passage)}
     qas = {q.id: q for q in read_records(args.qa, QA)}
@@ -138,6 +129,14 @@ def main(argv: list[str] | None = None) -> None:
         f"{total_calls} backend calls, {count - total_calls} from cache; answered: {rates} "
         f"-> {args.out} in {time.perf_counter() - started:.1f}s"
     )
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--passages", default="data/interim/passages.jsonl")
+    parser.add_argument("--qa", default="data/interim/qa.jsonl")
+    parser.add_argument("--contexts", default="data/interim/contexts.jsonl")
+    parser.add_argument("--out", default="data/interim/candidates.jsonl")
+    parser.add_argument("--cache-dir", default="data/cache/generate")
 
 
 if __name__ == "__main__":

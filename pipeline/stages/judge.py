@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections import Counter
@@ -16,7 +15,7 @@ from pipeline.io import atomic_dir, write_records
 from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, judge_items, load_corpus
 from pipeline.records import Label
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 log = logging.getLogger("judge")
 LABELS = INTERIM / "labels"
@@ -27,8 +26,8 @@ def run_judge(judge: Judge, items: Sequence[JudgeItem], progress: bool = False) 
     """Labels of `items` (batched so LLM judges see whole batches), sorted by candidate id."""
     labels: list[Label] = []
     batches = range(0, len(items), BATCH)
-    for start in tqdm(batches, desc=judge.name, unit="batch", disable=not progress):
-        chunk = items[start : start + BATCH]
+    for first in tqdm(batches, desc=judge.name, unit="batch", disable=not progress):
+        chunk = items[first : first + BATCH]
         out = judge.judge(chunk)
         if [lab.candidate_id for lab in out] != [i.candidate.id for i in chunk]:
             raise RuntimeError(f"{judge.name}: labels do not match the candidates judged")
@@ -37,12 +36,8 @@ def run_judge(judge: Judge, items: Sequence[JudgeItem], progress: bool = False) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    params = params_mod.load(args.params)
-    start = time.perf_counter()
+    args, params = start(__doc__, argv)
+    started = time.perf_counter()
     names = [file_name(j) for j in params.judge.judges]
     if not names or len(set(names)) != len(names):
         raise params_mod.ParamsError(
@@ -66,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
             summary.append(f"{spec}: " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     print(
         f"judge: {len(items)} candidates x {len(params.judge.judges)} judges in "
-        f"{time.perf_counter() - start:.1f}s; " + "; ".join(summary)
+        f"{time.perf_counter() - started:.1f}s; " + "; ".join(summary)
     )
 
 

@@ -3,20 +3,18 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections import Counter
 from pathlib import Path
 
-from pipeline import params as params_mod
 from pipeline.io import atomic_dir, write_records
 from pipeline.judges import file_name
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, assign_splits, decide, make_pairs
 from pipeline.records import Pair
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 log = logging.getLogger("pairs")
 OUT = Path("data/processed/pairs")
@@ -43,12 +41,8 @@ def write_splits(out: Path, pairs: list[Pair]) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    params = params_mod.load(args.params)
-    start = time.perf_counter()
+    _, params = start(__doc__, argv)
+    started = time.perf_counter()
     corpus = load_corpus()
     primary = params.judge.judges[0]
     labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
@@ -59,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         f"pairs: {len(pairs)} pairs from {stats['contexts']} contexts (judge {primary}) "
         + " ".join(f"{k}={v}" for k, v in counts.items())
         + f"; ties {stats['skipped_tie']}, identical {stats['skipped_identical_text']}, "
-        f"unparseable candidates {stats['candidates_unparseable']}; {time.perf_counter() - start:.1f}s"
+        f"unparseable candidates {stats['candidates_unparseable']}; {time.perf_counter() - started:.1f}s"
     )
 
 

@@ -20,12 +20,11 @@ from pathlib import Path
 import torch
 from transformers import GenerationConfig
 
-from pipeline import params as params_mod
 from pipeline.io import atomic_dir, read_records, write_json, write_text
 from pipeline.models.builtin import pretrain
 from pipeline.models.loading import META
 from pipeline.records import QA, Pair, Passage
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 log = logging.getLogger("pipeline.stages.pretrain")
 
@@ -52,12 +51,7 @@ def curve_csv(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    prm = params_mod.load(args.params)
+    args, prm = start(__doc__, argv, _arguments)
     p = prm.pretrain
     out = Path(args.out)
 
@@ -71,9 +65,9 @@ def main(argv: list[str] | None = None) -> None:
     passages = read_records(PASSAGES, Passage)
     qas = read_records(QAS, QA)
     held_out = held_out_questions()
-    start = time.perf_counter()
+    started = time.perf_counter()
     result = pretrain(passages, qas, p, seed=prm.seed, held_out=held_out, progress=True)
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - started
     meta = {
         "base_model": "builtin",
         "revision": None,
@@ -105,6 +99,10 @@ def main(argv: list[str] | None = None) -> None:
         f"pretrain: {result.n_params / 1e6:.2f}M params, {p.steps} steps on {result.n_tokens} tokens, "
         f"final loss {result.final_loss:.3f}, {wall:.1f}s -> {out}"
     )
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default=str(OUT))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.io import InputError, read_records, write_json, write_text
 from pipeline.records import Pair, Score
-from pipeline.stages import run
+from pipeline.stages import run, start
 
 log = logging.getLogger("pipeline.stages.report")
 
@@ -448,15 +448,7 @@ def load_inputs(scores_root: Path, pairs_root: Path, adapters: Path):
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--scores", default=str(SCORES))
-    ap.add_argument("--pairs-root", default=str(PAIRS_ROOT))
-    ap.add_argument("--adapters", default=str(ADAPTERS))
-    ap.add_argument("--reports", default="reports")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    prm = params_mod.load(args.params)
+    args, prm = start(__doc__, argv, _arguments)
     meta, models, info, scored, runs = load_inputs(Path(args.scores), Path(args.pairs_root), Path(args.adapters))
     if prm.report.baseline not in models:
         raise InputError(Path(args.scores) / "meta.json", None, "models",
@@ -484,6 +476,13 @@ def main(argv: list[str] | None = None) -> None:
     best = max((r for r in rows if r["model"] in models), key=lambda r: r["accuracy"] or -1)
     print(f"report: {len(models)} models x {len(info)} corpora -> {reports / REPORT.name} "
           f"(best on {prm.report.main_split}: {best['system']} {best['accuracy']}; {len(main_rows)} rows)")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scores", default=str(SCORES))
+    parser.add_argument("--pairs-root", default=str(PAIRS_ROOT))
+    parser.add_argument("--adapters", default=str(ADAPTERS))
+    parser.add_argument("--reports", default="reports")
 
 
 if __name__ == "__main__":

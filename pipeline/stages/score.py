@@ -19,11 +19,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from pipeline import params as params_mod
 from pipeline.io import InputError, atomic_dir, read_records, write_json, write_records
 from pipeline.records import Pair, Score
 from pipeline.scoring import EncodedPair, ResponseScores, encode_pairs, score_shared_prefix, score_two_pass
-from pipeline.stages import run
+from pipeline.stages import run, start
 from pipeline.text import stable_hash
 
 log = logging.getLogger("pipeline.stages.score")
@@ -114,20 +113,12 @@ def run_scorer(model: Any, corpus: Corpus, scorer: str, batch_tokens: int, label
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--pairs-root", default=str(PAIRS_ROOT))
-    ap.add_argument("--base", default=str(BASE))
-    ap.add_argument("--adapters", default=str(ADAPTERS))
-    ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    params = params_mod.load(args.params)
+    args, params = start(__doc__, argv, _arguments)
     sp = params.score
     from pipeline.kernels import backend
     from pipeline.models import load_base, load_with_adapter
 
-    start = time.perf_counter()
+    started = time.perf_counter()
     model, tokenizer = load_base(args.base)
     corpora = [
         load_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer, sp.max_length)
@@ -171,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
                 write_records(tmp / name / f"{corpus.name}.jsonl",
                               score_records(name, corpus.pairs, by_corpus[corpus.name]))
         write_json(tmp / "meta.json", meta)
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - started
     n_pairs = sum(len(c.pairs) for c in corpora)
     scored_models = len(adapters) + 1
     for name, by in sorted(results.items()):
@@ -179,6 +170,13 @@ def main(argv: list[str] | None = None) -> None:
                  {c.name: round(float(np.mean(by[c.name].chosen_mean > by[c.name].rejected_mean)), 3) for c in corpora})
     print(f"score: {scored_models} models x {n_pairs} pairs in {elapsed:.1f}s "
           f"({scored_models * n_pairs / elapsed:.1f} pairs/s, {sp.scorer}) -> {args.out}")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pairs-root", default=str(PAIRS_ROOT))
+    parser.add_argument("--base", default=str(BASE))
+    parser.add_argument("--adapters", default=str(ADAPTERS))
+    parser.add_argument("--out", default=str(OUT))
 
 
 if __name__ == "__main__":

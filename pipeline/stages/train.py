@@ -15,10 +15,9 @@ import logging
 import time
 from pathlib import Path
 
-from pipeline import params as params_mod
 from pipeline.io import atomic_dir, write_json, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base
-from pipeline.stages import run
+from pipeline.stages import run, start
 from pipeline.training.data import Counts, cap, load_corpus, tokenize
 from pipeline.training.run import CURVE_FIELDS, OBJECTIVES, train_adapter
 
@@ -42,15 +41,7 @@ def curve_csv(rows: list[dict], objective: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
-    ap.add_argument("--objective", required=True, choices=OBJECTIVES)
-    ap.add_argument("--corpus", required=True, help="pairs, pairs_aug, external, or a '+' combination")
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--base", default=str(BASE_DIR))
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    prm = params_mod.load(args.params)
+    args, prm = start(__doc__, argv, _arguments)
     t = prm.train
     name = run_name(args.objective, args.corpus, args.seed)
 
@@ -64,9 +55,9 @@ def main(argv: list[str] | None = None) -> None:
              name, counts.pairs_in, counts.capped, counts.overlong, counts.truncated, counts.dropped,
              counts.dropped_unfittable, counts.pairs_used)
 
-    start = time.perf_counter()
+    started = time.perf_counter()
     result = train_adapter(model, tokenizer, rows, args.objective, t, args.seed)
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - started
     meta = {
         "run": name,
         "objective": args.objective,
@@ -94,6 +85,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"train {name}: {counts.pairs_used} pairs ({counts.truncated} truncated, "
           f"{counts.dropped + counts.dropped_unfittable} dropped), {result.steps} steps, "
           f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {ADAPTERS / name}")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--objective", required=True, choices=OBJECTIVES)
+    parser.add_argument("--corpus", required=True, help="pairs, pairs_aug, external, or a '+' combination")
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--base", default=str(BASE_DIR))
 
 
 if __name__ == "__main__":
