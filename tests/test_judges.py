@@ -308,6 +308,14 @@ def test_llm_judge_retries_invalid_json_then_succeeds():
     assert "previous reply was not" in gen.prompts[1] and "not json" in gen.prompts[1]
 
 
+def test_identical_failed_replies_still_give_distinct_retry_prompts():
+    # Through the response cache an identical retry prompt would be answered with the failed reply again.
+    gen = FakeGenerator({"behaviour": ["not json", "not json", ok("abstained")]})
+    [lab] = llm(gen, retries=2).judge([item(REFUSAL)])
+    assert (lab.behaviour, lab.status) == ("abstained", "ok")
+    assert len(set(gen.prompts[:3])) == 3
+
+
 def test_llm_judge_records_unparseable_after_retries():
     gen = FakeGenerator(
         {

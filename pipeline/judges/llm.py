@@ -68,10 +68,10 @@ class LLMJudge:
     def _ask(self, dimension: str, slots: list[_Slot]) -> None:
         pending = list(slots)
         last: dict[int, str] = {}
-        for _attempt in range(self.max_retries + 1):
+        for attempt in range(self.max_retries + 1):
             if not pending:
                 return
-            prompts = [judge_prompt(dimension, s.item, last.get(id(s))) for s in pending]
+            prompts = [judge_prompt(dimension, s.item, last.get(id(s)), attempt) for s in pending]
             replies = self._generate(prompts)
             still = []
             for slot, reply in zip(pending, replies, strict=True):
@@ -104,7 +104,7 @@ class LLMJudge:
         return [r.text for r in responses]
 
 
-def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = None) -> str:
+def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = None, attempt: int = 0) -> str:
     allowed = DIMENSIONS[dimension]
     parts = [f"You are grading an answer to a legal question. {_QUESTIONS[dimension]}"]
     if dimension == "faithfulness":
@@ -119,9 +119,10 @@ def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = No
         + '>", "reason": "<one sentence>"}'
     )
     if invalid_reply is not None:
-        # A changed prompt also keeps a cached deterministic backend from returning the same reply.
+        # A changed prompt keeps the response cache from answering a retry with the failed reply; the
+        # attempt number keeps two identical failed replies from giving two identical retry prompts.
         parts.append(
-            "Your previous reply was not a valid JSON object with an allowed label: "
+            f"Attempt {attempt + 1}. Your previous reply was not a valid JSON object with an allowed label: "
             + json.dumps(invalid_reply[:200], ensure_ascii=False)
         )
     return "\n\n".join(parts)
