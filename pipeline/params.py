@@ -255,6 +255,29 @@ class ReportParams:
 
 
 @dataclass(frozen=True)
+class IracParams:
+    # Systems that do the SPEC 11 tasks: "rule" (the offline rule-based extractor and analysis writer)
+    # and/or generator specs as in generate.panel (hf:<id>, openai:<base_url>|<model>).
+    systems: list[str] = field(default_factory=lambda: ["rule"])
+    tasks: list[Literal["fields", "analysis"]] = field(default_factory=lambda: ["fields", "analysis"])
+    # Prompt modes of the model systems (the rule system has one way of working, reported as standard).
+    modes: list[Literal["standard", "expert_steps", "self_steps"]] = field(
+        default_factory=lambda: ["standard", "expert_steps", "self_steps"]
+    )
+    # A semantic field (or analysis segment) matches when the cosine of the embeddings is >= tau.
+    tau: float = 0.6
+    embedding_model: str = "minilm"
+    # The LLM that grades analyses A/B/C (a generator spec); empty: no judge score, the report says so.
+    judge: str = ""
+    max_retries: int = 2
+    decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=1024))
+    # Decisions with annotated fields to evaluate, taken in id order; 0 = all.
+    max_decisions: int = 0
+    bootstrap_resamples: int = 10000
+    bootstrap_seed: int = 42
+
+
+@dataclass(frozen=True)
 class Params:
     seed: int = 13
     # Tells reports what ran: "offline" (the embedded default) or "real" (real models / servers).
@@ -270,6 +293,7 @@ class Params:
     train: TrainParams = field(default_factory=TrainParams)
     score: ScoreParams = field(default_factory=ScoreParams)
     report: ReportParams = field(default_factory=ReportParams)
+    irac: IracParams = field(default_factory=IracParams)
 
 
 # ------------------------------------------------------------------------------------------- loader

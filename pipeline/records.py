@@ -147,6 +147,40 @@ class Score:
     rejected_tokens: int
 
 
+IracTask = Literal["fields", "analysis"]
+IracMode = Literal["standard", "expert_steps", "self_steps"]
+
+
+@dataclass
+class IracOutput:
+    """One system's answer to one SPEC 11 task on one decision: extracted fields (task "fields") or a
+    written legal analysis (task "analysis"). id = task/system slug/mode/decision_id."""
+
+    id: str
+    decision_id: str
+    task: IracTask
+    system: str
+    mode: IracMode
+    # task "fields": the value of each field the system filled (a field it left out is absent)
+    fields: dict[str, str] | None
+    # task "analysis": the analysis text
+    analysis: str | None
+    status: Literal["ok", "unparseable"]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class IracGrade:
+    """A judge's grade of one analysis: A complete and rigorous, B reasonable with gaps, C disorganised
+    or wrong law; status "unparseable" (grade None) when no valid grade came back."""
+
+    output_id: str
+    judge: str
+    grade: Literal["A", "B", "C"] | None
+    status: Literal["ok", "unparseable"]
+    reason: str = ""
+
+
 def parse(cls: type, obj: Any) -> Any:
     """Build `cls` from a decoded JSON object, checking every field; raise RecordError on mismatch."""
     return _build(cls, obj, "")

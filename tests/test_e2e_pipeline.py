@@ -11,7 +11,7 @@ from conftest import run
 
 pytestmark = pytest.mark.slow
 
-DATA_STAGES = ["decisions", "corpus", "contexts", "generate", "judge", "pairs", "augment", "data_report"]
+DATA_STAGES = ["decisions", "corpus", "contexts", "generate", "judge", "pairs", "augment", "data_report", "irac"]
 DIMENSIONS = {"refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"}
 
 
@@ -46,6 +46,17 @@ def test_repro_builds_pairs_with_every_dimension(smoke_repo: Path):
     assert (smoke_repo / "reports/report.md").stat().st_size > 0
 
 
+def test_irac_stage_scores_the_rule_baseline_on_every_annotated_decision(smoke_repo: Path):
+    decisions = read_jsonl(smoke_repo / "data/raw/decisions.jsonl")
+    metrics = json.loads((smoke_repo / "reports/irac_metrics.json").read_text())
+    fields, analysis = metrics["fields"]["rule/standard"], metrics["analysis"]["rule/standard"]
+    assert metrics["decisions"] == fields["cases"] == analysis["cases"] == len(decisions)
+    assert fields["reference_fields"] == sum(len(d["fields"]) for d in decisions)
+    for stat in (fields["completeness"], fields["overall_accuracy"], analysis["recall"]):
+        assert 0 < stat["ci95"][0] <= stat["mean"] <= stat["ci95"][1] <= 1
+    assert "not run" in (smoke_repo / "reports/irac.md").read_text()  # no judge model offline
+
+
 def test_second_repro_runs_nothing(smoke_repo: Path):
     status = run(["dvc", "status", "--json"], smoke_repo).stdout
     assert json.loads(status or "{}") == {}
@@ -55,7 +66,7 @@ def test_second_repro_runs_nothing(smoke_repo: Path):
 
 def test_forced_repro_reproduces_identical_hashes(smoke_repo: Path):
     before = out_hashes(smoke_repo, DATA_STAGES)
-    run(["dvc", "repro", "-f", "data_report"], smoke_repo)
+    run(["dvc", "repro", "-f", "data_report", "irac"], smoke_repo)
     after = out_hashes(smoke_repo, DATA_STAGES)
     assert before and after == before
 

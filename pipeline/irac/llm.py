@@ -1,0 +1,315 @@
+"""Model systems for the SPEC 11 tasks and the A/B/C grader of analyses, on any generator backend.
+
+Both follow the house pattern of pipeline/judges/llm.py: every attempt sends the still-invalid items
+to the generator as ONE batch (a served or local model sees whole batches), an invalid reply is asked
+again with a note about what was wrong, and after `max_retries` retries the item is kept with status
+"unparseable" -- never dropped. The generator is passed in, so the stage decides whether its calls go
+through the response cache (pipeline.judges.CachedGenerator).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.backends.base import Generator, Request, Response
+from pipeline.irac.prompts import (
+    GRADES,
+    MARKER,
+    MODES,
+    TASKS,
+    analysis_prompt,
+    fields_prompt,
+    grader_prompt,
+    retry_note,
+)
+from pipeline.irac.schema import FieldSpec
+from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
+from pipeline.stages.generate import generator_slug
+from pipeline.text import stable_hash
+
+_FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
+# The marker at the start of a line, as models tend to write it: any case, optional markdown around it
+# (a mid-sentence "final answer:" inside the steps is not a marker).
+_MARKER = re.compile(r"^[ \t*_#>]*" + re.escape(MARKER.rstrip(":")) + r"[ \t]*:[*_ \t]*", re.I | re.M)
+_REASON_CHARS = 500
+
+
+class ReplyError(ValueError):
+    """A reply that does not have the required form; the message says what is wrong (it goes into the
+    retry note and, for an item that stays invalid, into its meta)."""
+
+
+def output_id(task: str, system: str, mode: str, decision_id: str) -> str:
+    """task/system slug/mode/decision id; ValueError when that is not a valid record id."""
+    out = f"{task}/{generator_slug(system)}/{mode}/{decision_id}"
+    if not SAFE_ID.match(out) or ".." in out.split("/"):
+        raise ValueError(f"IRAC output id {out!r} is not a valid record id (decision id too long or unsafe?)")
+    return out
+
+
+# ------------------------------------------------------------------------------------ reply parsing
+def split_answer(reply: str, mode: str) -> tuple[str, int]:
+    """The answer part of a reply and the length of the steps before it (self_steps: the text after
+    the LAST marker; other modes: the whole reply, no steps)."""
+    if mode != "self_steps":
+        return reply.strip(), 0
+    matches = list(_MARKER.finditer(reply))
+    if not matches:
+        raise ReplyError(f"no line starting with {MARKER!r} before the answer")
+    last = matches[-1]
+    return reply[last.end() :].strip(), len(reply[: last.start()].strip())
+
+
+def _json_object(text: str) -> Any:
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ReplyError("no JSON object found")
+    try:
+        return json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise ReplyError(f"invalid JSON ({exc.msg} at character {exc.pos})") from None
+
+
+def parse_fields(text: str, names: Sequence[str]) -> tuple[dict[str, str], int]:
+    """({field: value} for the known fields with a value, number of unknown keys ignored).
+
+    Values must be strings, numbers (kept as their decimal text) or null; null or blank means the
+    system left the field out.
+    """
+    obj = _json_object(text)
+    if not isinstance(obj, dict):
+        raise ReplyError(f"expected a JSON object, got {type(obj).__name__}")
+    known = set(names)
+    fields: dict[str, str] = {}
+    for key, value in obj.items():
+        if key not in known:
+            continue
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ReplyError(f"the value of {key!r} must be a string or null, not {type(value).__name__}")
+        if isinstance(value, float):
+            text_value = str(int(value)) if value.is_integer() else repr(value)
+        else:
+            text_value = str(value).strip()
+        if text_value:
+            fields[key] = text_value
+    return fields, sum(key not in known for key in obj)
+
+
+def parse_analysis(text: str) -> str:
+    if not text.strip():
+        raise ReplyError("empty analysis")
+    return text.strip()
+
+
+def parse_grade(reply: str) -> tuple[str, str]:
+    """(grade, reason) of a reply {"grade": "A"|"B"|"C", "reason"?: str}."""
+    obj = _json_object(reply.strip())
+    if not isinstance(obj, dict) or set(obj) - {"grade", "reason"}:
+        raise ReplyError('expected {"grade": ..., "reason": ...} and no other keys')
+    grade = obj.get("grade")
+    if not isinstance(grade, str) or grade.strip().upper() not in GRADES:
+        raise ReplyError(f"grade must be one of {', '.join(GRADES)}")
+    reason = obj.get("reason", "")
+    if not isinstance(reason, str):
+        raise ReplyError("reason must be a string")
+    return grade.strip().upper(), reason.strip()[:_REASON_CHARS]
+
+
+# ------------------------------------------------------------------------------------ retry loop
+@dataclass
+class _Trace:
+    attempts: int = 0
+    finish_reason: str = ""
+    problem: str = ""
+    last_reply: str = ""
+
+
+def _ask(
+    generator: Generator,
+    decoding: Any,
+    seeds: Sequence[int],
+    build: Callable[[int, str | None], str],
+    parse: Callable[[int, Response], Any],
+    max_retries: int,
+    who: str,
+) -> tuple[dict[int, Any], list[_Trace]]:
+    """Ask every item (index into seeds) until its reply parses, at most 1 + max_retries times.
+    Returns the parsed value of each valid item and the trace of every item."""
+    traces = [_Trace() for _ in seeds]
+    done: dict[int, Any] = {}
+    pending = list(range(len(seeds)))
+    for _attempt in range(max_retries + 1):
+        if not pending:
+            break
+        requests = []
+        for i in pending:
+            trace = traces[i]
+            note = retry_note(trace.last_reply, trace.problem, trace.attempts) if trace.attempts else None
+            requests.append(
+                Request(
+                    prompt=build(i, note),
+                    temperature=decoding.temperature,
+                    top_p=decoding.top_p,
+                    max_new_tokens=decoding.max_new_tokens,
+                    seed=seeds[i],
+                )
+            )
+        responses = generator.generate(requests)
+        if len(responses) != len(requests):
+            raise RuntimeError(f"{who}: generator returned {len(responses)} replies for {len(requests)}")
+        still = []
+        for i, response in zip(pending, responses, strict=True):
+            trace = traces[i]
+            trace.attempts += 1
+            trace.finish_reason = response.finish_reason
+            try:
+                done[i] = parse(i, response)
+            except ReplyError as exc:
+                trace.problem, trace.last_reply = str(exc), response.text
+                still.append(i)
+        pending = still
+    return done, traces
+
+
+# ------------------------------------------------------------------------------------ model system
+class ModelSystem:
+    """A generator doing the SPEC 11 tasks; `decoding` holds temperature, top_p and max_new_tokens
+    (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct")."""
+
+    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+        self.generator = generator
+        self.name = generator.name
+        self.max_retries = max_retries
+        self.decoding = decoding
+        self.seed = seed
+
+    def run(
+        self,
+        decisions: Sequence[Decision],
+        specs_by_case_type: Mapping[str, Sequence[FieldSpec]],
+        task: str,
+        mode: str,
+    ) -> list[IracOutput]:
+        """One output per decision, in the order given; a decision whose reply never parsed is kept
+        with status "unparseable" (fields and analysis None)."""
+        if task not in TASKS:
+            raise ValueError(f"unknown IRAC task {task!r} (expected one of {', '.join(TASKS)})")
+        if mode not in MODES:
+            raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
+        ids = [output_id(task, self.name, mode, d.id) for d in decisions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("IRAC: duplicate decision ids")
+        specs = []
+        for d in decisions:
+            if task == "fields" and not specs_by_case_type.get(d.case_type):
+                raise ValueError(f"decision {d.id}: no field specs for case type {d.case_type!r}")
+            specs.append(list(specs_by_case_type.get(d.case_type, ())))
+        steps_chars: dict[int, int] = {}
+        unknown: dict[int, int] = {}
+
+        def build(i: int, note: str | None) -> str:
+            if task == "fields":
+                return fields_prompt(decisions[i], specs[i], mode, note)
+            return analysis_prompt(decisions[i], mode, note)
+
+        def parse(i: int, response: Response) -> Any:
+            answer, steps_chars[i] = split_answer(response.text, mode)
+            if task == "analysis":
+                return parse_analysis(answer)
+            fields, unknown[i] = parse_fields(answer, [s.name for s in specs[i]])
+            return fields
+
+        seeds = [stable_hash(self.seed, "irac", i) % 2**31 for i in ids]
+        done, traces = _ask(
+            self.generator, self.decoding, seeds, build, parse, self.max_retries, self.name
+        )
+        outputs = []
+        for i, d in enumerate(decisions):
+            trace = traces[i]
+            meta: dict[str, Any] = {"attempts": trace.attempts, "finish_reason": trace.finish_reason}
+            ok = i in done
+            if ok and mode == "self_steps":
+                meta["steps_chars"] = steps_chars[i]
+            if ok and task == "fields":
+                meta["unknown_keys"] = unknown[i]
+            if not ok:
+                meta["problem"] = trace.problem
+            outputs.append(
+                IracOutput(
+                    id=ids[i],
+                    decision_id=d.id,
+                    task=task,  # type: ignore[arg-type]
+                    system=self.name,
+                    mode=mode,  # type: ignore[arg-type]
+                    fields=done[i] if ok and task == "fields" else None,
+                    analysis=done[i] if ok and task == "analysis" else None,
+                    status="ok" if ok else "unparseable",
+                    meta=meta,
+                )
+            )
+        return outputs
+
+
+# ------------------------------------------------------------------------------------ grader
+class Grader:
+    """Grades analyses A (complete and rigorous), B (reasonable with gaps) or C (disorganised or wrong
+    law) with a generator; its name is "llm:<generator spec>"."""
+
+    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+        self.generator = generator
+        self.name = f"llm:{generator.name}"
+        self.max_retries = max_retries
+        self.decoding = decoding
+        self.seed = seed
+
+    def grade(
+        self,
+        outputs: Sequence[IracOutput],
+        decisions_by_id: Mapping[str, Decision],
+        specs: Mapping[str, Sequence[FieldSpec]],
+    ) -> list[IracGrade]:
+        """One grade per output, in the order given. An unparseable output is graded "unparseable"
+        without asking the model; a reply that never parses gives grade None, status "unparseable"."""
+        for o in outputs:
+            if o.task != "analysis":
+                raise ValueError(f"{o.id}: only analyses are graded, not task {o.task!r}")
+            if o.decision_id not in decisions_by_id:
+                raise ValueError(f"{o.id}: decision {o.decision_id!r} not found")
+        todo = [o for o in outputs if o.status == "ok" and o.analysis]
+        reasons: dict[int, str] = {}
+
+        def build(i: int, note: str | None) -> str:
+            o = todo[i]
+            decision = decisions_by_id[o.decision_id]
+            return grader_prompt(decision, specs.get(decision.case_type, ()), o.analysis or "", note)
+
+        def parse(i: int, response: Response) -> str:
+            grade, reasons[i] = parse_grade(response.text)
+            return grade
+
+        seeds = [stable_hash(self.seed, "irac-grade", o.id) % 2**31 for o in todo]
+        done, traces = _ask(self.generator, self.decoding, seeds, build, parse, self.max_retries, self.name)
+        graded: dict[str, IracGrade] = {}
+        for i, o in enumerate(todo):
+            if i in done:
+                graded[o.id] = IracGrade(o.id, self.name, done[i], "ok", reasons[i])
+            else:
+                why = f"no valid grade after {traces[i].attempts} attempts: {traces[i].problem}"
+                graded[o.id] = IracGrade(o.id, self.name, None, "unparseable", why)
+        out = []
+        for o in outputs:
+            if o.id in graded:
+                out.append(graded[o.id])
+                continue
+            why = "the system's analysis was unparseable" if o.status != "ok" else "the analysis is empty"
+            out.append(IracGrade(o.id, self.name, None, "unparseable", f"not graded: {why}"))
+        return out

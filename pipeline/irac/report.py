@@ -1,0 +1,151 @@
+"""reports/irac.md: the SPEC 11 tables from the metrics dict the irac stage writes as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.params import Params
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(stat: dict[str, Any]) -> str:
+    if stat["mean"] is None:
+        return "n/a"
+    if stat["ci95"] is None:
+        return _num(stat["mean"])
+    low, high = stat["ci95"]
+    return f"{stat['mean']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _split(key: str) -> tuple[str, str]:
+    system, mode = key.rsplit("/", 1)
+    return system, mode
+
+
+def _fields_table(fields: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| system | mode | cases | field completeness | exact accuracy | semantic accuracy | overall accuracy "
+        "| spurious fills | unparseable |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key, m in fields.items():
+        system, mode = _split(key)
+        lines.append(
+            f"| {system} | {mode} | {m['cases']} | {_ci(m['completeness'])} | "
+            f"{_num(m['exact']['accuracy'])} ({m['exact']['correct']}/{m['exact']['total']}) | "
+            f"{_num(m['semantic']['accuracy'])} ({m['semantic']['correct']}/{m['semantic']['total']}) | "
+            f"{_ci(m['overall_accuracy'])} | {m['spurious']} | {m['unparseable']} |"
+        )
+    return lines
+
+
+def _analysis_table(analysis: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| system | mode | cases | IRAC recall | pooled recall | mean tokens | judge score (A/B/C/unparseable) "
+        "| unparseable |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for key, m in analysis.items():
+        system, mode = _split(key)
+        judge = m.get("judge")
+        graded = (
+            "not run"
+            if not judge
+            else f"{_num(judge['score'])} ({judge['A']}/{judge['B']}/{judge['C']}/{judge['unparseable']})"
+        )
+        lines.append(
+            f"| {system} | {mode} | {m['cases']} | {_ci(m['recall'])} | {_num(m['pooled_recall'])} | "
+            f"{_num(m['mean_tokens'], 1)} | {graded} | {m['unparseable']} |"
+        )
+    return lines
+
+
+def _by_case_type(section: dict[str, dict[str, Any]], stat: str) -> list[str]:
+    case_types = sorted({ct for m in section.values() for ct in m["by_case_type"]})
+    lines = ["| system | mode | " + " | ".join(case_types) + " |", "|---|---|" + "---|" * len(case_types)]
+    for key, m in section.items():
+        system, mode = _split(key)
+        cells = [_ci(m["by_case_type"][ct][stat]) if ct in m["by_case_type"] else "-" for ct in case_types]
+        lines.append(f"| {system} | {mode} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _per_field(fields: dict[str, dict[str, Any]]) -> list[str]:
+    keys = list(fields)
+    names = sorted({n for m in fields.values() for n in m["per_field"]})
+    lines = ["| field | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
+    for name in names:
+        cells = []
+        for key in keys:
+            cell = fields[key]["per_field"].get(name)
+            cells.append("-" if not cell else f"{cell['correct'] / cell['total']:.2f} ({cell['total']})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render(metrics: dict[str, Any], params: Params) -> str:
+    cfg = params.irac
+    offline = params.profile == "offline"
+    mix = ", ".join(f"{ct} {n}" for ct, n in metrics["case_types"].items())
+    out = [
+        "# Structured legal reasoning (IRAC)",
+        "",
+        f"{metrics['decisions']} decisions with annotated fields ({mix}), {metrics['reference_fields']} reference "
+        f"fields. Systems: {', '.join(cfg.systems)}. Semantic matches: cosine of {cfg.embedding_model} "
+        f"embeddings >= {cfg.tau}. Intervals: bootstrap 95% over cases ({cfg.bootstrap_resamples} resamples, "
+        f"seed {cfg.bootstrap_seed}).",
+    ]
+    if offline:
+        out += [
+            "",
+            "Ran on the offline default: the system is the rule-based baseline (cue words from the field guide, "
+            "values of the field's type next to them; the analysis is the decision's best sentences for issue, "
+            "rule, application and conclusion), on synthetic decisions. It reads the decision text, never the "
+            "reference values. Model systems and prompt modes run when `irac.systems` names a model.",
+        ]
+    out += [
+        "",
+        "## Task 1: field extraction",
+        "",
+        "Completeness: share of the reference's fields the system filled. Exact and semantic accuracy: over the "
+        "fields both filled (exact after normalising numbers, currencies, Chinese numerals and dates). Overall: "
+        "per case, exact share x exact accuracy + semantic share x semantic accuracy, averaged over cases with "
+        "an overlap. Spurious fills: fields the system filled that the reference leaves empty. A system is asked "
+        "for every field its case type has, never told which ones a case fills.",
+        "",
+        *_fields_table(metrics["fields"]),
+        "",
+        "Overall accuracy by case type:",
+        "",
+        *_by_case_type(metrics["fields"], "overall_accuracy"),
+        "",
+        "Accuracy per field (fields both filled; count in brackets):",
+        "",
+        *_per_field(metrics["fields"]),
+        "",
+        "## Task 2: legal analysis",
+        "",
+        "IRAC recall: share of the reference fields whose value the analysis states (exact after "
+        "normalisation, or a sentence or clause with cosine >= tau), mean over cases; pooled recall divides all "
+        f"stated fields by all reference fields. Yes/no fields ({_unstatable(metrics)}) have no value a text can "
+        "contain and are left out of the denominator. Mean tokens shows the length that bought the recall: a "
+        "copy of the whole decision would state nearly everything.",
+        "",
+        *_analysis_table(metrics["analysis"]),
+        "",
+        "IRAC recall by case type:",
+        "",
+        *_by_case_type(metrics["analysis"], "recall"),
+        "",
+        "Judge score: (A + 0.5 B) / N over every graded analysis, an unparseable grade counting as neither; "
+        + (f"graded by {cfg.judge}." if cfg.judge else "no judge model configured (`irac.judge`), so not run."),
+    ]
+    return "\n".join(out)
+
+
+def _unstatable(metrics: dict[str, Any]) -> str:
+    counts = {m["unstatable_fields"] for m in metrics["analysis"].values()}
+    return f"{counts.pop()} in all" if len(counts) == 1 else "see metrics"

@@ -1,0 +1,108 @@
+"""Stage `irac`: structured legal reasoning (SPEC 11) on the decisions with annotated fields.
+
+Every system in irac.systems does task 1 (extract the fields) and task 2 (write the analysis) in every
+prompt mode; outputs are scored against the decisions' fields (field completeness, exact and semantic
+accuracy, overall accuracy, IRAC recall) and, when irac.judge names a model, graded A/B/C.
+-> data/irac/outputs.jsonl, data/irac/grades.jsonl, reports/irac.md, reports/irac_metrics.json.
+Model calls go through a response cache (data/cache/irac/responses), so a restarted stage pays nothing twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.io import read_records, write_json, write_records, write_text
+from pipeline.irac import evaluate
+from pipeline.irac.report import render
+from pipeline.irac.rule import RuleSystem
+from pipeline.irac.schema import field_specs
+from pipeline.params import Params
+from pipeline.records import Decision, IracGrade, IracOutput
+from pipeline.stages import run, start
+
+log = logging.getLogger("irac")
+
+DECISIONS = Path("data/raw/decisions.jsonl")
+OUT = Path("data/irac")
+CACHE = Path("data/cache/irac")
+REPORTS = Path("reports")
+
+
+def select(decisions: Sequence[Decision], limit: int) -> list[Decision]:
+    """Decisions with annotated fields in id order, the first `limit` of them (0 = all)."""
+    chosen = sorted((d for d in decisions if d.fields), key=lambda d: d.id)
+    return chosen[:limit] if limit else chosen
+
+
+def run_systems(decisions: list[Decision], params: Params, cache_dir: Path) -> list[IracOutput]:
+    """Every system x task x mode; the rule system works one way only and runs as "standard"."""
+    cfg = params.irac
+    specs = field_specs(decisions)
+    outputs: list[IracOutput] = []
+    for system_spec in cfg.systems:
+        if system_spec == "rule":
+            system: Any = RuleSystem()
+            modes = ["standard"]
+        else:
+            system = evaluate.CachedModelSystem(system_spec, params, cache_dir)
+            modes = list(cfg.modes)
+        try:
+            for task in cfg.tasks:
+                for mode in modes:
+                    outputs.extend(system.run(decisions, specs, task, mode))
+                    log.info("%s: %s/%s done", system_spec, task, mode)
+        finally:
+            if hasattr(system, "close"):
+                system.close()
+    outputs.sort(key=lambda o: o.id)
+    return outputs
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, params = start(__doc__, argv, _arguments)
+    began = time.perf_counter()
+    cfg = params.irac
+    decisions = select(read_records(args.decisions, Decision), cfg.max_decisions)
+    cache_dir = Path(args.cache_dir)
+    outputs = run_systems(decisions, params, cache_dir)
+    grades: list[IracGrade] = []
+    if cfg.judge:
+        grades = evaluate.grade(outputs, decisions, params, cache_dir)
+    similarity = evaluate.cached_similarity(cfg.embedding_model, cache_dir / "embeddings")
+    metrics = evaluate.metrics(outputs, grades, decisions, params, similarity)
+    out = Path(args.out)
+    write_records(out / "outputs.jsonl", outputs)
+    write_records(out / "grades.jsonl", grades)
+    reports = Path(args.reports)
+    write_json(reports / "irac_metrics.json", metrics)
+    write_text(reports / "irac.md", render(metrics, params) + "\n")
+    headline = "; ".join(
+        f"{key}: completeness {_fmt(m['completeness']['mean'])}, overall {_fmt(m['overall_accuracy']['mean'])}"
+        for key, m in metrics["fields"].items()
+    )
+    print(
+        f"irac: {len(decisions)} decisions, {len(outputs)} outputs, {len(grades)} grades; {headline} "
+        f"-> {reports / 'irac.md'} in {time.perf_counter() - began:.1f}s"
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--decisions", default=str(DECISIONS))
+    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--cache-dir", default=str(CACHE))
+    parser.add_argument("--reports", default=str(REPORTS))
+
+
+if __name__ == "__main__":
+    run(main)

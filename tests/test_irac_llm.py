@@ -1,0 +1,489 @@
+"""SPEC 11 model systems and the A/B/C grader against a real loopback OpenAI-compatible HTTP server.
+
+The server's "model" is deterministic code (no weights can be downloaded here): see ScriptedModel.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pipeline.backends import make_generator
+from pipeline.io import read_records, write_records
+from pipeline.irac.llm import (
+    Grader,
+    ModelSystem,
+    ReplyError,
+    output_id,
+    parse_fields,
+    parse_grade,
+    split_answer,
+)
+from pipeline.irac.prompts import (
+    EXPERT_STEPS,
+    GENERIC_STEPS,
+    MARKER,
+    analysis_prompt,
+    fields_prompt,
+    grader_prompt,
+)
+from pipeline.irac.schema import field_specs
+from pipeline.params import DecodingParams, GenerateParams
+from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput, Section
+from pipeline.text import stable_hash
+
+DECODING = DecodingParams(temperature=0.0, top_p=1.0, max_new_tokens=64)
+DATE = re.compile(
+    r"\b\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December) \d{4}\b"
+)
+
+
+def decision(did: str, case_type: str, title: str, body: str, fields: dict[str, str], language="en") -> Decision:
+    text = f"{title}\n\n{body}"
+    return Decision(
+        did, "test", language, case_type, title, "2019-05-15", text, [Section("s1", "Body", body)], fields
+    )
+
+
+INSIDER = decision(
+    "d-insider",
+    "insider_trading",
+    "Securities and Futures Commission v Chan Tai-man",
+    "On 15 May 2019 the Tribunal found that Chan Tai-man dealt in 2200000 shares while in possession of "
+    "inside information. He was ordered to pay a pecuniary penalty of HK$2,400,000.",
+    {
+        "decision_date": "15 May 2019",
+        "respondent": "Chan Tai-man",
+        "penalty_amount": "HK$2,400,000",
+        "shares_traded": "2200000",
+        "issue": "whether Chan Tai-man engaged in insider dealing",
+        "conclusion": "Chan Tai-man must pay HK$2,400,000",
+    },
+)
+# GARBLE-ONCE: the scripted model answers badly until the prompt carries a retry note.
+SENTENCING = decision(
+    "d-sentencing",
+    "criminal_sentencing",
+    "HKSAR v Lee Ka-wai",
+    "Reference GARBLE-ONCE. On 3 June 2020 the court sentenced Lee Ka-wai to 18 months and ordered "
+    "compensation of HK$50,000.",
+    {"decision_date": "3 June 2020", "defendant": "Lee Ka-wai", "sentence": "18 months"},
+)
+# GARBLE-ALWAYS: never a usable reply.
+TENANCY = decision(
+    "d-tenancy",
+    "residential_tenancy",
+    "Wong Siu-ming v Cheung Mei-ling",
+    "Reference GARBLE-ALWAYS. On 1 March 2021 the tribunal ordered the tenant to pay arrears of HK$36,000.",
+    {"decision_date": "1 March 2021", "tenant": "Cheung Mei-ling", "arrears_amount": "HK$36,000"},
+)
+# LONG-WINDED: the scripted model reports hitting its token limit.
+EMPLOYMENT = decision(
+    "d-employment",
+    "employment",
+    "Ho Wing-kei v Acme Limited",
+    "Reference LONG-WINDED. On 9 July 2022 the tribunal awarded HK$12,000 in wages.",
+    {"decision_date": "9 July 2022", "claimant": "Ho Wing-kei"},
+)
+DECISIONS = [INSIDER, SENTENCING, TENANCY, EMPLOYMENT]
+SPECS = field_specs(DECISIONS)
+DECISIONS_BY_ID = {d.id: d for d in DECISIONS}
+
+
+class ScriptedModel:
+    """The server's 'model': deterministic code reading the prompt, standing in for an LLM.
+
+    Fields prompts: every listed field of type date gets the first date of the prompt, money the first
+    HK$ amount, number the first run of 5+ digits as a JSON number, name the party after " v " in the
+    decision's title (the whole title when it has no " v "); `issue` gets a blank string, every other field null; two keys nobody asked for are
+    added; the object comes in a ```json fence after a line of chatter.
+    Analysis prompts: a four-part IRAC paragraph quoting the party, date and amount.
+    self_steps prompts (the marker instruction is present): numbered steps, a draft after a first
+    marker, then the real answer after a second marker.
+    Grading prompts: A when the analysis has Rule:, Conclusion: and an HK$ amount, B when it has a
+    Conclusion:, else C.
+    Triggers: GARBLE-ONCE -> an unusable reply until the prompt has a retry note ("previous reply");
+    GARBLE-ALWAYS / GRADE-GARBLE -> always unusable; LONG-WINDED -> finish_reason "length".
+    """
+
+    def reply(self, prompt: str) -> tuple[str, str]:
+        finish = "length" if "LONG-WINDED" in prompt else "stop"
+        retried = "previous reply" in prompt.lower()
+        if "GARBLE-ALWAYS" in prompt or "GRADE-GARBLE" in prompt or ("GARBLE-ONCE" in prompt and not retried):
+            return ("I would give this a B." if "ANALYSIS TO GRADE" in prompt else ""), finish
+        if "ANALYSIS TO GRADE:" in prompt:
+            return self.grade(prompt.split("ANALYSIS TO GRADE:", 1)[1]), finish
+        answer = self.fields(prompt) if "\nFIELDS:\n" in prompt else self.analysis(prompt)
+        if f"{MARKER} and" in prompt:
+            answer = f"1. Read the decision.\n2. Find the orders.\n{MARKER}\ndraft that I discard\n**{MARKER}** {answer}"
+        return answer, finish
+
+    @staticmethod
+    def _first(pattern: str, prompt: str) -> str | None:
+        m = re.search(pattern, prompt)
+        return m.group(0) if m else None
+
+    def _party(self, prompt: str) -> str:
+        title = prompt.split("DECISION:\n", 1)[1].split("\n", 1)[0]
+        return title.split(" v ", 1)[-1]
+
+    def fields(self, prompt: str) -> str:
+        listing = prompt.split("\nFIELDS:\n", 1)[1].split("\n\n", 1)[0]
+        obj: dict = {"judge_name": "Unknown", "remarks": ["not asked for"]}
+        for name, kind in re.findall(r"^- (\w+) \((\w+)\):", listing, re.M):
+            if kind == "date":
+                obj[name] = self._first(DATE.pattern, prompt)
+            elif kind == "money":
+                obj[name] = self._first(r"HK\$[\d,]+", prompt)
+            elif kind == "number":
+                digits = self._first(r"\b\d{5,}\b", prompt)
+                obj[name] = int(digits) if digits else None
+            elif kind == "name":
+                obj[name] = self._party(prompt)
+            else:
+                obj[name] = "  " if name == "issue" else None
+        return "Here is the record you asked for:\n```json\n" + json.dumps(obj) + "\n```"
+
+    def analysis(self, prompt: str) -> str:
+        date = self._first(DATE.pattern, prompt)
+        money = self._first(r"HK\$[\d,]+", prompt)
+        return (
+            f"Issue: what order should be made against {self._party(prompt)}. Rule: the governing provision "
+            f"applies. Application: on {date} the sum at stake was {money}. Conclusion: the order is made."
+        )
+
+    def grade(self, analysis: str) -> str:
+        if "Rule:" in analysis and "Conclusion:" in analysis and "HK$" in analysis:
+            grade = "A"
+        elif "Conclusion:" in analysis:
+            grade = "B"
+        else:
+            grade = "C"
+        return json.dumps({"grade": grade, "reason": f"scripted grade {grade}"})
+
+
+class ChatServer:
+    """A real HTTP server on loopback implementing /v1/chat/completions with ScriptedModel's replies."""
+
+    def __init__(self):
+        self.model = ScriptedModel()
+        self.prompts: list[str] = []
+        self.bodies: list[dict] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                prompt = body["messages"][0]["content"]
+                with outer.lock:
+                    outer.prompts.append(prompt)
+                    outer.bodies.append(body)
+                text, finish = outer.model.reply(prompt)
+                reply = {
+                    "model": body["model"],
+                    "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+                }
+                data = json.dumps(reply).encode()
+                self.send_response(200 if self.path == "/v1/chat/completions" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.spec = f"openai:http://127.0.0.1:{self.httpd.server_address[1]}/v1|fake-model"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def calls_with(self, needle: str) -> int:
+        return sum(needle in p for p in self.prompts)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class BatchCounter:
+    """Wraps a generator and records the size of every generate() call."""
+
+    def __init__(self, generator):
+        self.generator = generator
+        self.name = generator.name
+        self.batch_size = generator.batch_size
+        self.batches: list[int] = []
+
+    def generate(self, requests):
+        self.batches.append(len(requests))
+        return self.generator.generate(requests)
+
+
+@pytest.fixture
+def server():
+    with ChatServer() as s:
+        yield s
+
+
+def generator_for(server: ChatServer) -> BatchCounter:
+    cfg = GenerateParams(concurrency=2, max_retries=0, timeout_s=10.0)
+    return BatchCounter(make_generator(server.spec, cfg))
+
+
+# ------------------------------------------------------------------------------------ prompts
+@pytest.mark.parametrize("task", ["fields", "analysis"])
+def test_the_three_modes_build_different_prompts(task):
+    def build(mode: str, d: Decision = SENTENCING) -> str:
+        if task == "fields":
+            return fields_prompt(d, SPECS[d.case_type], mode)
+        return analysis_prompt(d, mode)
+
+    prompts = {m: build(m) for m in ("standard", "expert_steps", "self_steps")}
+    assert len(set(prompts.values())) == 3
+    for mode, prompt in prompts.items():
+        assert SENTENCING.text in prompt
+        has_steps = all(step in prompt for step in EXPERT_STEPS["criminal_sentencing"])
+        assert has_steps == (mode == "expert_steps"), mode
+        assert (MARKER in prompt) == (mode == "self_steps"), mode
+    # Each case type gets its own checklist; an unknown one the generic list.
+    assert EXPERT_STEPS["insider_trading"][1] in build("expert_steps", INSIDER)
+    assert EXPERT_STEPS["criminal_sentencing"][1] not in build("expert_steps", INSIDER)
+    assert all(step in build("expert_steps", EMPLOYMENT) for step in GENERIC_STEPS)
+    with pytest.raises(ValueError, match="mode"):
+        build("freestyle")
+
+
+def test_fields_prompt_lists_every_field_and_no_value():
+    prompt = fields_prompt(INSIDER, SPECS["insider_trading"], "standard")
+    for spec in SPECS["insider_trading"]:
+        assert f"- {spec.name} ({spec.type}): {spec.description}" in prompt
+    assert "null" in prompt and "JSON" in prompt
+    assert "Chinese" not in prompt
+    zh = decision("d-zh", "insider_trading", "證監會 v 陳大文", "二零一九年五月十五日", {"respondent": "陳大文"}, "zh")
+    assert "Chinese" in analysis_prompt(zh, "standard")
+
+
+def test_grader_prompt_shows_the_reference_fields_as_key_points_not_the_text():
+    prompt = grader_prompt(INSIDER, SPECS["insider_trading"], "Issue: x. Rule: y.")
+    assert "the date of the decision: 15 May 2019" in prompt
+    assert "the pecuniary penalty ordered: HK$2,400,000" in prompt
+    assert INSIDER.text not in prompt
+    # The IRAC parts lead the key points.
+    assert prompt.index(INSIDER.fields["issue"]) < prompt.index("15 May 2019")
+    assert '"grade"' in prompt and "A - complete and rigorous" in prompt
+
+
+# ------------------------------------------------------------------------------------ parsing
+def test_split_answer_takes_the_text_after_the_last_marker():
+    reply = f"1. Step.\n{MARKER} first try\n2. Think again: the final answer: is not a marker mid-line\n## Final Answer: kept"
+    answer, steps = split_answer(reply, "self_steps")
+    assert answer == "kept"
+    assert steps == len(reply[: reply.index("## Final")].strip())
+    assert split_answer(reply, "standard") == (reply.strip(), 0)
+    with pytest.raises(ReplyError, match="FINAL ANSWER"):
+        split_answer("1. Step.\nThe answer is no.", "self_steps")
+
+
+def test_parse_fields_keeps_known_string_and_number_values():
+    fields, unknown = parse_fields(
+        '```json\n{"a": "HK$1,000", "b": null, "c": "", "d": 2.5, "e": 3.0, "f": 12, "zzz": {"x": 1}}\n```',
+        ["a", "b", "c", "d", "e", "f"],
+    )
+    assert fields == {"a": "HK$1,000", "d": "2.5", "e": "3", "f": "12"}
+    assert unknown == 1
+    for bad in ('{"a": true}', '{"a": ["x"]}', '["a"]', "no json here", '{"a": "x",}'):
+        with pytest.raises(ReplyError):
+            parse_fields(bad, ["a"])
+
+
+def test_parse_grade():
+    assert parse_grade('{"grade": "b", "reason": "misses the exception"}') == ("B", "misses the exception")
+    assert parse_grade('Sure.\n```json\n{"grade": "A"}\n```') == ("A", "")
+    for bad in ('{"grade": "A+"}', '{"grade": "A", "score": 3}', '{"grade": "C", "reason": 1}', "B"):
+        with pytest.raises(ReplyError):
+            parse_grade(bad)
+
+
+def test_output_ids_are_record_safe():
+    for system in ("openai:http://127.0.0.1:8000/v1|org/model-7B", "hf:Qwen/Qwen2.5-0.5B-Instruct", "rule"):
+        oid = output_id("analysis", system, "self_steps", "syn-0001")
+        assert SAFE_ID.match(oid) and oid.startswith("analysis/") and oid.endswith("/self_steps/syn-0001")
+        assert oid.count("/") == 3
+    assert output_id("fields", "rule", "standard", "syn-0001") == "fields/rule/standard/syn-0001"
+    with pytest.raises(ValueError, match="valid record id"):
+        output_id("fields", "rule", "standard", "x" * 200)
+
+
+# ------------------------------------------------------------------------------------ model system
+def test_fields_over_http_with_retries_and_one_batch_per_attempt(server, tmp_path):
+    gen = generator_for(server)
+    system = ModelSystem(gen, max_retries=2, decoding=DECODING, seed=7)
+    outputs = system.run(DECISIONS, SPECS, "fields", "standard")
+    by_decision = {o.decision_id: o for o in outputs}
+    assert [o.decision_id for o in outputs] == [d.id for d in DECISIONS]
+
+    # One generate() call per attempt: all four, then the two invalid ones, then the one still invalid.
+    assert gen.batches == [4, 2, 1]
+    assert len(server.prompts) == 7
+    assert server.calls_with("GARBLE-ALWAYS") == 3 and server.calls_with("GARBLE-ONCE") == 2
+    assert server.calls_with("Chan Tai-man") == 1
+
+    insider = by_decision["d-insider"]
+    assert insider.status == "ok" and insider.analysis is None
+    # Nulls and the blank issue are absent; the JSON number came back as its digits.
+    assert insider.fields == {
+        "decision_date": "15 May 2019",
+        "respondent": "Chan Tai-man",
+        "penalty_amount": "HK$2,400,000",
+        "shares_traded": "2200000",
+    }
+    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "unknown_keys": 2}
+
+    sentencing = by_decision["d-sentencing"]
+    assert sentencing.status == "ok" and sentencing.meta["attempts"] == 2
+    assert sentencing.fields == {"decision_date": "3 June 2020", "defendant": "Lee Ka-wai"}
+
+    tenancy = by_decision["d-tenancy"]
+    assert tenancy.status == "unparseable" and tenancy.fields is None and tenancy.analysis is None
+    assert tenancy.meta["attempts"] == 3 and "no JSON object" in tenancy.meta["problem"]
+
+    assert by_decision["d-employment"].meta["finish_reason"] == "length"
+    # The retry note carries what was wrong, so the retried prompt differs from the first one.
+    retried = [p for p in server.prompts if "GARBLE-ONCE" in p and "previous reply" in p]
+    assert len(retried) == 1 and "no JSON object found" in retried[0]
+
+    # Seeds and decoding come from the system's seed, the output id and params.irac.decoding.
+    expected = {stable_hash(7, "irac", o.id) % 2**31 for o in outputs}
+    assert {b["seed"] for b in server.bodies} == expected
+    assert {b["max_tokens"] for b in server.bodies} == {64}
+
+    # The outputs are valid records: ids pass SAFE_ID and the file reads back.
+    path = tmp_path / "out.jsonl"
+    write_records(path, outputs)
+    assert read_records(path, IracOutput) == outputs
+    for o in outputs:
+        assert o.id == f"fields/{o.id.split('/')[1]}/standard/{o.decision_id}" and SAFE_ID.match(o.id)
+        assert o.system == server.spec
+
+
+def test_analysis_in_self_steps_mode_keeps_only_the_final_answer(server):
+    gen = generator_for(server)
+    outputs = ModelSystem(gen, max_retries=1, decoding=DECODING).run(DECISIONS, SPECS, "analysis", "self_steps")
+    by_decision = {o.decision_id: o for o in outputs}
+    insider = by_decision["d-insider"]
+    assert insider.status == "ok" and insider.fields is None
+    assert insider.analysis == (
+        "Issue: what order should be made against Chan Tai-man. Rule: the governing provision applies. "
+        "Application: on 15 May 2019 the sum at stake was HK$2,400,000. Conclusion: the order is made."
+    )
+    steps = f"1. Read the decision.\n2. Find the orders.\n{MARKER}\ndraft that I discard"
+    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "steps_chars": len(steps)}
+    assert by_decision["d-sentencing"].status == "ok"
+    assert by_decision["d-tenancy"].status == "unparseable" and by_decision["d-tenancy"].meta["attempts"] == 2
+    assert gen.batches == [4, 2] and all(MARKER in p for p in server.prompts)
+    assert all(o.id.startswith("analysis/") and "/self_steps/" in o.id for o in outputs)
+
+
+def test_fields_in_self_steps_and_expert_modes(server):
+    gen = generator_for(server)
+    system = ModelSystem(gen, max_retries=0, decoding=DECODING)
+    steps = system.run([INSIDER], SPECS, "fields", "self_steps")[0]
+    expert = system.run([INSIDER], SPECS, "fields", "expert_steps")[0]
+    assert steps.fields == expert.fields and steps.fields["penalty_amount"] == "HK$2,400,000"
+    assert "steps_chars" in steps.meta and "steps_chars" not in expert.meta
+    assert EXPERT_STEPS["insider_trading"][0] in server.prompts[1]
+    assert EXPERT_STEPS["insider_trading"][0] not in server.prompts[0]
+    with pytest.raises(ValueError, match="no field specs"):
+        system.run([INSIDER], {}, "fields", "standard")
+
+
+def test_cached_generator_reruns_without_calls(server, tmp_path):
+    from pipeline.judges import CachedGenerator
+
+    cached = CachedGenerator(make_generator(server.spec, GenerateParams(concurrency=2, max_retries=0)), str(tmp_path))
+    first = ModelSystem(cached, 2, DECODING).run(DECISIONS, SPECS, "fields", "standard")
+    cached.close()
+    assert len(server.prompts) == 7
+    again_gen = CachedGenerator(make_generator(server.spec, GenerateParams()), str(tmp_path))
+    again = ModelSystem(again_gen, 2, DECODING).run(DECISIONS, SPECS, "fields", "standard")
+    again_gen.close()
+    assert again == first and len(server.prompts) == 7
+
+
+# ------------------------------------------------------------------------------------ grader
+def analysis_output(did: str, text: str | None, status: str = "ok") -> IracOutput:
+    return IracOutput(
+        output_id("analysis", "rule", "standard", did), did, "analysis", "rule", "standard", None, text, status
+    )
+
+
+def test_grader_parses_grades_and_keeps_unparseable(server):
+    outputs = [
+        analysis_output("d-insider", "Issue: a. Rule: b. Application: HK$2,400,000. Conclusion: c."),
+        analysis_output("d-sentencing", "Issue: a. Conclusion: c."),
+        analysis_output("d-tenancy", "Some thoughts without structure."),
+        analysis_output("d-employment", "Issue: a. GRADE-GARBLE Conclusion: c."),
+        analysis_output("d-employment", None, "unparseable"),
+    ]
+    outputs[4].id = output_id("analysis", "other", "standard", "d-employment")
+    gen = generator_for(server)
+    grader = Grader(gen, max_retries=2, decoding=DECODING)
+    grades = grader.grade(outputs, DECISIONS_BY_ID, SPECS)
+    assert grader.name == f"llm:{server.spec}"
+    assert [g.output_id for g in grades] == [o.id for o in outputs]
+    assert [(g.grade, g.status) for g in grades] == [
+        ("A", "ok"),
+        ("B", "ok"),
+        ("C", "ok"),
+        (None, "unparseable"),
+        (None, "unparseable"),
+    ]
+    assert grades[0] == IracGrade(outputs[0].id, grader.name, "A", "ok", "scripted grade A")
+    assert "3 attempts" in grades[3].reason
+    assert "not graded" in grades[4].reason and "unparseable" in grades[4].reason
+    # The unparseable output never reached the model; the garbled one was asked 1 + 2 times.
+    assert gen.batches == [4, 1, 1] and len(server.prompts) == 6
+    assert server.calls_with("GRADE-GARBLE") == 3
+    # The grader saw the reference fields, not the decision text.
+    assert all("KEY POINTS" in p for p in server.prompts)
+    assert not any(INSIDER.text in p for p in server.prompts)
+
+
+def test_grader_refuses_field_outputs_and_unknown_decisions(server):
+    grader = Grader(generator_for(server), 1, DECODING)
+    fields_out = IracOutput("fields/rule/standard/d-insider", "d-insider", "fields", "rule", "standard", {}, None, "ok")
+    with pytest.raises(ValueError, match="only analyses"):
+        grader.grade([fields_out], DECISIONS_BY_ID, SPECS)
+    with pytest.raises(ValueError, match="not found"):
+        grader.grade([analysis_output("d-missing", "x")], DECISIONS_BY_ID, SPECS)
+    assert server.prompts == []
+
+
+def test_synthetic_decisions_in_every_mode(server):
+    from pipeline.params import Params
+    from pipeline.synth import generate_decisions
+
+    decisions = generate_decisions(3, Params().decisions.case_mix, 13)
+    specs = field_specs(decisions)
+    gen = generator_for(server)
+    system = ModelSystem(gen, max_retries=1, decoding=DECODING)
+    ids = set()
+    for mode in ("standard", "expert_steps", "self_steps"):
+        outputs = system.run(decisions, specs, "fields", mode)
+        assert [o.status for o in outputs] == ["ok"] * 3
+        for d, o in zip(decisions, outputs, strict=True):
+            names = {s.name for s in specs[d.case_type]}
+            assert o.fields and set(o.fields) <= names
+            # The scripted model takes the first date of the text, which is in the text as written.
+            assert o.fields["decision_date"] in d.text
+            ids.add(o.id)
+    assert len(ids) == 9 and gen.batches == [3, 3, 3]

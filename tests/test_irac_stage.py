@@ -1,0 +1,98 @@
+"""The irac stage end to end on files: the rule baseline and a model system behind a real loopback
+OpenAI-compatible server (its 'model' is scripted code, see test_irac_llm.ScriptedModel), graded A/B/C,
+scored with the local MiniLM embeddings; a rerun pays nothing twice; bad input stops with file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from test_irac_llm import ChatServer
+
+from pipeline.io import InputError, dumps
+from pipeline.stages import irac as stage
+from pipeline.synth import generate_decisions
+
+MIX = {"insider_trading": 1, "criminal_sentencing": 1, "residential_tenancy": 1}
+
+
+def setup_files(tmp_path: Path, server: ChatServer) -> list[str]:
+    decisions = generate_decisions(6, MIX, seed=21)
+    (tmp_path / "decisions.jsonl").write_text("".join(dumps(d) + "\n" for d in decisions), encoding="utf-8")
+    params = {
+        "irac": {
+            "systems": ["rule", server.spec],
+            "modes": ["standard", "self_steps"],
+            "judge": server.spec,
+            "bootstrap_resamples": 200,
+        },
+        "generate": {"concurrency": 2, "max_retries": 0, "timeout_s": 20.0},
+    }
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    return [
+        "--params", str(tmp_path / "params.yaml"),
+        "--decisions", str(tmp_path / "decisions.jsonl"),
+        "--out", str(tmp_path / "irac"),
+        "--cache-dir", str(tmp_path / "cache"),
+        "--reports", str(tmp_path / "reports"),
+    ]  # fmt: skip
+
+
+def test_stage_scores_rule_and_model_systems_and_reruns_from_cache(tmp_path):
+    with ChatServer() as server:
+        args = setup_files(tmp_path, server)
+        stage.main(args)
+        calls = len(server.prompts)
+        outputs = [json.loads(x) for x in (tmp_path / "irac/outputs.jsonl").read_text().splitlines()]
+        grades = [json.loads(x) for x in (tmp_path / "irac/grades.jsonl").read_text().splitlines()]
+        first = {p: (tmp_path / p).read_bytes() for p in ("irac/outputs.jsonl", "reports/irac_metrics.json")}
+
+        stage.main(args)
+        assert len(server.prompts) == calls  # every model call came from the cache
+        assert {p: (tmp_path / p).read_bytes() for p in first} == first
+
+    # rule: 2 tasks x 1 way; model: 2 tasks x 2 modes; 6 decisions each
+    assert len(outputs) == 6 * (2 + 4)
+    assert {(o["system"], o["mode"]) for o in outputs} == {
+        ("rule", "standard"), (server.spec, "self_steps"), (server.spec, "standard"),
+    }  # fmt: skip
+    analyses = {o["id"] for o in outputs if o["task"] == "analysis"}
+    assert {g["output_id"] for g in grades} == analyses
+    # ScriptedModel's analyses have Rule:, Conclusion: and an HK$ amount when the decision has one
+    assert {g["grade"] for g in grades if server.spec in g["output_id"]} <= {"A", "B"}
+
+    metrics = json.loads(first["reports/irac_metrics.json"])
+    assert metrics["decisions"] == 6 and metrics["judge"] == server.spec
+    model = metrics["fields"][f"{server.spec}/standard"]
+    rule = metrics["fields"]["rule/standard"]
+    # The scripted model fills only dates, money, numbers and names, so it leaves most fields empty.
+    assert model["completeness"]["mean"] < rule["completeness"]["mean"]
+    assert 0 < model["exact"]["correct"] <= model["exact"]["total"]
+    for entry in (*metrics["fields"].values(), *metrics["analysis"].values()):
+        assert entry["cases"] == 6 and entry["unparseable"] == 0
+    assert metrics["analysis"]["rule/standard"]["judge"]["n"] == 6
+    report = (tmp_path / "reports/irac.md").read_text()
+    assert "## Task 1: field extraction" in report and f"graded by {server.spec}" in report
+
+
+def test_bad_decision_record_names_file_line_and_field(tmp_path):
+    with ChatServer() as server:
+        args = setup_files(tmp_path, server)
+    lines = (tmp_path / "decisions.jsonl").read_text().splitlines()
+    broken = json.loads(lines[2])
+    broken["field_kinds"] = {"penalty": "fuzzy"}
+    lines[2] = json.dumps(broken)
+    (tmp_path / "decisions.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as err:
+        stage.main(args)
+    assert (err.value.line, err.value.field) == (3, "field_kinds.penalty")
+    assert not (tmp_path / "irac").exists() and not (tmp_path / "reports").exists()
+
+
+def test_select_keeps_annotated_decisions_in_id_order_up_to_the_limit():
+    decisions = generate_decisions(5, MIX, seed=2)
+    decisions[1].fields = {}
+    chosen = stage.select(list(reversed(decisions)), 3)
+    assert [d.id for d in chosen] == sorted(d.id for d in decisions if d.fields)[:3]
