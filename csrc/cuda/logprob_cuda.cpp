@@ -58,6 +58,9 @@ at::Tensor token_logprobs_backward_cuda(const at::Tensor& grad, const at::Tensor
   const auto t = targets.contiguous();
   const int64_t n = x.size(0), v = x.size(1);
   TORCH_CHECK(grad.numel() == n && lse.numel() == n, "token_logprobs_backward: grad and lse must be [N]");
+  // a host pointer handed to the kernel would be an illegal access that poisons the CUDA context
+  TORCH_CHECK(grad.device() == logits.device() && lse.device() == logits.device(),
+              "token_logprobs_backward: grad and lse must be on ", logits.device());
   const auto g = grad.to(at::kFloat).contiguous();
   const auto l = lse.to(at::kFloat).contiguous();
   auto out = at::empty_like(x);

@@ -50,7 +50,8 @@ struct MaxSum {
 
 __device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
   const float m = fmaxf(a.m, b.m);
-  if (m == -INFINITY) return {m, 0.f};
+  // fmaxf drops NaN: a side that saw only -inf/NaN carries NaN in s, and a + b keeps it visible.
+  if (m == -INFINITY) return {m, a.s + b.s};
   return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
 }
 
@@ -61,15 +62,23 @@ __device__ __forceinline__ void fold(MaxSum& st, const float (&z)[K]) {
 #pragma unroll
   for (int i = 1; i < K; ++i) vm = fmaxf(vm, z[i]);
   const float m = fmaxf(st.m, vm);
-  if (m == -INFINITY) return;
-  float s = st.s * __expf(st.m - m);
+  if (m == -INFINITY) {  // only -inf or NaN so far: record a NaN (fmaxf skipped it) in s
+    float any = 0.f;
+#pragma unroll
+    for (int i = 0; i < K; ++i) any += z[i];
+    if (any != any) st.s = NAN;
+    return;
+  }
+  float s = st.s;
+  if (m > st.m) s *= __expf(st.m - m);  // rescale only when the max moves (rare after the first vectors)
 #pragma unroll
   for (int i = 0; i < K; ++i) s += __expf(z[i] - m);
   st = {m, s};
 }
 
+// alignas(16) makes the compiler emit one 128-bit load/store per pack (ld.global.v4), not one per element.
 template <typename T>
-struct Vec128 {
+struct alignas(16) Vec128 {
   static constexpr int kSize = 16 / sizeof(T);
   T v[kSize];
 };
@@ -131,7 +140,7 @@ __global__ void __launch_bounds__(kThreads)
     MaxSum acc = warp_st[0];
     for (int w = 1; w < kWarps; ++w) acc = merge(acc, warp_st[w]);  // fixed order: deterministic
     if (acc.m == -INFINITY || t < 0 || t >= v) {  // all -inf (as log_softmax) or a bad target: nan
-      lse[row_id] = acc.m;
+      lse[row_id] = (t < 0 || t >= v) ? NAN : acc.m;  // a bad target poisons the backward too
       logp[row_id] = NAN;
     } else {
       const float ls = logf(acc.s);

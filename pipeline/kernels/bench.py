@@ -137,6 +137,8 @@ def bench_token(n: int, v: int, dtype: torch.dtype, device: str, repeat: int, ba
         res["peak_extra_bytes"] = peak_extra(lambda fn=fn: fn(x, t), device)
         res["max_abs_err_vs_fp64"] = max_abs_error(fn(x, t), x, t)
         out["forward"][name] = res
+        if name == "ours" and device == "cuda":  # first, so a later timeout still leaves the key figure
+            out["bandwidth"] = bandwidth(x, res["median_s"], repeat)
         if backward:
             step = _fwd_bwd(fn, x, t, g)
             out["forward_backward"][name] = {
@@ -150,8 +152,6 @@ def bench_token(n: int, v: int, dtype: torch.dtype, device: str, repeat: int, ba
                 res["time_ratio_vs_ours"] = res["median_s"] / ours["median_s"]
                 if res["peak_extra_bytes"] and ours["peak_extra_bytes"] is not None:
                     res["ours_peak_fraction"] = ours["peak_extra_bytes"] / res["peak_extra_bytes"]
-    if device == "cuda":
-        out["bandwidth"] = bandwidth(x, out["forward"]["ours"]["median_s"], repeat)
     return out
 
 
@@ -197,7 +197,8 @@ def bench_fused_linear(n: int, h: int, v: int, dtype: torch.dtype, device: str, 
     return out
 
 
-def run(device: str, repeat: int, quick: bool) -> dict:
+def run(device: str, repeat: int, quick: bool, save: Callable[[dict], None] | None = None) -> dict:
+    """All benchmarks; `save` gets the result so far after each one (a killed run keeps what finished)."""
     pinned = device == "cpu" and pin_malloc()
     if device == "cuda":
         shapes, dtypes = GPU_SHAPES, [torch.bfloat16]
@@ -208,8 +209,7 @@ def run(device: str, repeat: int, quick: bool) -> dict:
     if quick:
         shapes, dtypes = [(256, 4000)], [torch.float32]
         fused = (128, 64, 4000, torch.float32, 64)
-    token = [bench_token(n, v, dt, device, repeat, backward=True) for n, v in shapes for dt in dtypes]
-    return {
+    result = {
         "device": torch.cuda.get_device_name() if device == "cuda" else platform.processor() or platform.machine(),
         "backend": backend(),
         "threads": torch.get_num_threads(),
@@ -218,9 +218,15 @@ def run(device: str, repeat: int, quick: bool) -> dict:
             "peak RSS growth: VmHWM reset by /proc/self/clear_refs, glibc mmap threshold pinned at 64 KiB"
             + ("" if pinned else " (pinning failed: freed memory may hide part of a peak)")
         ),
-        "token_logprobs": token,
-        "fused_linear": bench_fused_linear(*fused[:4], device, repeat, fused[4]),
+        "token_logprobs": [],
     }
+    for n, v in shapes:
+        for dt in dtypes:
+            result["token_logprobs"].append(bench_token(n, v, dt, device, repeat, backward=True))
+            if save:
+                save(result)
+    result["fused_linear"] = bench_fused_linear(*fused[:4], device, repeat, fused[4])
+    return result
 
 
 def table(result: dict) -> str:
@@ -256,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: no CUDA device here")
-    result = run(args.device, args.repeat, args.quick)
+    result = run(args.device, args.repeat, args.quick, save=lambda partial: write_json(Path(args.out), partial))
     write_json(Path(args.out), result)
     print(table(result))
     print(f"bench: {args.device} backend={result['backend']} -> {args.out}")

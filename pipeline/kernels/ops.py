@@ -22,8 +22,11 @@ def _cuda_kernels() -> bool:
 
 
 def _use_extension(t: torch.Tensor) -> bool:
-    # a CPU-only build (no CUDA_HOME) still serves CPU tensors; CUDA tensors then take the reference
-    return _cuda_kernels() if t.is_cuda else extension_available()
+    # a CPU-only build (no CUDA_HOME) still serves CPU tensors; CUDA tensors then take the reference,
+    # as do float64 CUDA tensors (the CUDA kernels take fp32/bf16/fp16; fp64 is for checks, not speed)
+    if t.is_cuda:
+        return t.dtype != torch.float64 and _cuda_kernels()
+    return extension_available()
 
 
 def backend() -> str:
@@ -196,10 +199,22 @@ class _FusedLinearLogprobs(torch.autograd.Function):
             if need_h:
                 grad_hidden[s:e] = (g @ w).to(hidden.dtype)
             if need_w:
-                grad_weight.addmm_(g.t().to(lse.dtype), h.to(lse.dtype))
+                _accumulate_weight_grad(grad_weight, g, h, dtype)
         if grad_weight is not None:
             grad_weight = grad_weight.to(weight.dtype)
         return grad_hidden, grad_weight, None, None, None, None
+
+
+def _accumulate_weight_grad(grad_weight: torch.Tensor, g: torch.Tensor, h: torch.Tensor, dtype: torch.dtype) -> None:
+    """grad_weight += g.T @ h in fp32. bf16/fp16 values are exact in TF32, so on a GPU the product may use
+    TF32 tensor cores without changing a bit of the inputs (fp32 accumulation either way)."""
+    lossless_tf32 = g.is_cuda and dtype in (torch.bfloat16, torch.float16)
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = previous or lossless_tf32
+    try:
+        grad_weight.addmm_(g.t().to(grad_weight.dtype), h.to(grad_weight.dtype))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
 
 
 def fused_linear_sequence_logprobs(

@@ -70,3 +70,28 @@ def test_cuda_fused_linear_per_sequence_grads():
     torch.testing.assert_close(total.double(), wt, atol=1e-3, rtol=1e-4)
     torch.testing.assert_close(ha.grad.double(), h64.grad, atol=1e-3, rtol=1e-3)
     torch.testing.assert_close(wa.grad.double(), w64.grad, atol=1e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("v", [7, 33, 1000])
+@pytest.mark.parametrize("nan_at", [0, 1, -1])
+def test_cuda_a_nan_logit_gives_nan_like_torch(v, nan_at):
+    # fmaxf skips NaN; a thread whose first values are NaN must still carry it to the row result.
+    x = torch.randn(3, v, device="cuda")
+    x[1, nan_at] = float("nan")
+    got = token_logprobs(x, torch.tensor([0, 2, 1], device="cuda"))
+    assert got[1].isnan().item()
+    assert not got[[0, 2]].isnan().any().item()
+
+
+def test_cuda_float64_takes_the_reference_and_matches():
+    x = torch.randn(5, 301, device="cuda", dtype=torch.float64)
+    t = torch.randint(0, 301, (5,), device="cuda")
+    torch.testing.assert_close(token_logprobs(x, t).double(), logprobs64(x, t), atol=1e-10, rtol=1e-10)
+
+
+def test_cuda_backward_op_refuses_host_tensors():
+    x = torch.randn(2, 9, device="cuda")
+    t = torch.tensor([1, 2], device="cuda")
+    _, lse = torch.ops.pipeline_kernels.token_logprobs(x, t, -100, 1.0, 0.0)
+    with pytest.raises(RuntimeError, match="must be on"):
+        torch.ops.pipeline_kernels.token_logprobs_backward(torch.ones(2), x, t, lse, -100, 1.0, 0.0)
