@@ -8,13 +8,13 @@ of being silently ignored.
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+
+from pipeline import typed
 
 DEFAULT_PATH = Path("params.yaml")
 
@@ -309,63 +309,10 @@ def load(path: str | Path = DEFAULT_PATH) -> Params:
 
 
 def from_dict(raw: Any, source: str = "params") -> Params:
-    return _build(Params, raw, source, "")
+    def fail(where: str, message: str) -> ParamsError:
+        return ParamsError(f"{source}: {where or 'top level'}: {message}")
 
-
-def _build(cls: type, raw: Any, source: str, where: str) -> Any:
-    if not isinstance(raw, dict):
-        raise ParamsError(f"{source}: {where or 'top level'}: expected a mapping, got {_kind(raw)}")
-    hints = typing.get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls)}
-    for key in raw:
-        if key not in known:
-            raise ParamsError(
-                f"{source}: {_join(where, key)}: unknown key (known: {', '.join(sorted(known))})"
-            )
-    values = {name: _coerce(hints[name], raw[name], source, _join(where, name)) for name in raw}
-    return cls(**values)
-
-
-def _coerce(hint: Any, value: Any, source: str, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, source, where)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _coerce(inner[0], value, source, where)
-    if origin is Literal:
-        if value not in args:
-            raise ParamsError(f"{source}: {where}: expected one of {list(args)}, got {value!r}")
-        return value
-    if origin is list:
-        if not isinstance(value, list):
-            raise ParamsError(f"{source}: {where}: expected a list, got {_kind(value)}")
-        return [_coerce(args[0], v, source, f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ParamsError(f"{source}: {where}: expected a mapping, got {_kind(value)}")
-        return {
-            _coerce(args[0], k, source, where): _coerce(args[1], v, source, f"{where}.{k}")
-            for k, v in value.items()
-        }
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint in (int, float, str, bool):
-        if isinstance(value, bool) != (hint is bool) or not isinstance(value, hint):
-            raise ParamsError(f"{source}: {where}: expected {hint.__name__}, got {_kind(value)} {value!r}")
-        return value
-    raise ParamsError(f"{source}: {where}: unsupported declared type {hint!r}")
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else str(key)
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+    return typed.build(Params, raw, fail)
 
 
 def to_dict(params: Any) -> dict:

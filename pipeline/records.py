@@ -8,12 +8,11 @@ add file and line.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-import types
-import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pipeline import typed
 
 # Ids become parts of file names and DVC paths: letters, digits and a few separators, no "..".
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")
@@ -183,85 +182,22 @@ class IracGrade:
 
 def parse(cls: type, obj: Any) -> Any:
     """Build `cls` from a decoded JSON object, checking every field; raise RecordError on mismatch."""
-    return _build(cls, obj, "")
+    return typed.build(cls, obj, RecordError, words=_JSON, check=_check_ids_and_text)
+
+
+_JSON = typed.Words(mapping="object", member="field")
+
+
+def _check_ids_and_text(cls: type, values: dict[str, Any], where: str) -> None:
+    record_id = values.get("id")
+    if isinstance(record_id, str) and (not SAFE_ID.match(record_id) or ".." in record_id.split("/")):
+        raise RecordError(typed.join(where, "id"), f"unsafe id {record_id!r} (letters, digits, . _ : / - only)")
+    text = values.get("text")
+    if cls in (Decision, Section, Passage) and isinstance(text, str) and not text.strip():
+        raise RecordError(typed.join(where, "text"), "empty text")
 
 
 def to_dict(record: Any) -> dict:
     return dataclasses.asdict(record)
 
 
-def _build(cls: type, obj: Any, where: str) -> Any:
-    if not isinstance(obj, dict):
-        raise RecordError(where, f"expected an object, got {_kind(obj)}")
-    hints = _type_hints(cls)
-    fields = _fields(cls)
-    for key in obj:
-        if key not in fields:
-            raise RecordError(_join(where, key), "unknown field")
-    values = {}
-    for name, f in fields.items():
-        path = _join(where, name)
-        if name not in obj:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise RecordError(path, "missing required field")
-            continue
-        values[name] = _check(hints[name], obj[name], path)
-    record_id = values.get("id")
-    if isinstance(record_id, str) and (not SAFE_ID.match(record_id) or ".." in record_id.split("/")):
-        raise RecordError(_join(where, "id"), f"unsafe id {record_id!r} (letters, digits, . _ : / - only)")
-    if "text" in values and isinstance(values["text"], str) and not values["text"].strip():
-        if cls in (Decision, Section, Passage):
-            raise RecordError(_join(where, "text"), "empty text")
-    return cls(**values)
-
-
-# Resolving hints costs about a millisecond per call: once per class, not once per record.
-_type_hints = functools.cache(typing.get_type_hints)
-
-
-@functools.cache
-def _fields(cls: type) -> dict[str, dataclasses.Field]:
-    return {f.name: f for f in dataclasses.fields(cls)}
-
-
-def _check(hint: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            if type(None) in args:
-                return None
-            raise RecordError(where, "must not be null")
-        inner = [a for a in args if a is not type(None)]
-        return _check(inner[0], value, where)
-    if origin is Literal:
-        if value not in args:
-            raise RecordError(where, f"expected one of {list(args)}, got {value!r}")
-        return value
-    if origin is list:
-        if not isinstance(value, list):
-            raise RecordError(where, f"expected a list, got {_kind(value)}")
-        return [_check(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise RecordError(where, f"expected an object, got {_kind(value)}")
-        return {k: _check(args[1], v, f"{where}.{k}") for k, v in value.items()}
-    if hint is Any:
-        return value
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint in (int, float, str, bool):
-        if isinstance(value, bool) != (hint is bool) or not isinstance(value, hint):
-            raise RecordError(where, f"expected {hint.__name__}, got {_kind(value)}")
-        return value
-    raise RecordError(where, f"unsupported declared type {hint!r}")
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else str(key)
-
-
-def _kind(value: Any) -> str:
-    return {type(None): "null", dict: "object", list: "list"}.get(type(value), type(value).__name__)
