@@ -8,7 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import tiny_llama_config
+from conftest import send_json, tiny_llama_config
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.cache import ResponseCache, run_cached
@@ -237,12 +237,7 @@ class FakeServer:
                 return self._send(200, reply)
 
             def _send(self, status, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, status, obj)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"

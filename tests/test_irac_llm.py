@@ -11,6 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import send_json
 
 from pipeline.backends import make_generator
 from pipeline.io import read_records, write_records
@@ -191,12 +192,7 @@ class ChatServer:
                     "model": body["model"],
                     "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}],
                 }
-                data = json.dumps(reply).encode()
-                self.send_response(200 if self.path == "/v1/chat/completions" else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200 if self.path == "/v1/chat/completions" else 404, reply)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.spec = f"openai:http://127.0.0.1:{self.httpd.server_address[1]}/v1|fake-model"
