@@ -210,23 +210,24 @@ void backward_rows(const acc_t* grad, const scalar_t* x, const int64_t* tgt, con
     for (int64_t off = 0; off < v; off += kBlock) {
       const int64_t len = std::min(kBlock, v - off);
       const acc_t* z = load_block<scalar_t, acc_t>(row + off, len, buf, tf);
-      // d = -g * softmax * slope; written into buf (z may alias the input when no transform).
+      // d = -g * softmax * slope, straight into the output when it has the accumulation type (one pass
+      // over the row's memory), else into buf for the conversion. z is the input or buf, never orow.
+      acc_t* d = buf;
+      if constexpr (std::is_same_v<scalar_t, acc_t>) d = orow + off;
       int64_t j = 0;
       if (tf.cap > acc_t(0)) {
         const V scale(acc_t(1) / (tf.inv_t * tf.cap));
         for (; j + W <= len; j += W) {
           const V zz = V::loadu(z + j);
           const V t = zz * scale;
-          (vg * vexp(zz - vl) * V(tf.inv_t) * (V(acc_t(1)) - t * t)).store(buf + j);
+          (vg * vexp(zz - vl) * V(tf.inv_t) * (V(acc_t(1)) - t * t)).store(d + j);
         }
       } else {
         const V vgi = vg * V(tf.inv_t);
-        for (; j + W <= len; j += W) (vgi * vexp(V::loadu(z + j) - vl)).store(buf + j);
+        for (; j + W <= len; j += W) (vgi * vexp(V::loadu(z + j) - vl)).store(d + j);
       }
-      for (; j < len; ++j) buf[j] = -g * std::exp(z[j] - lse[i]) * tf.slope(z[j]);
-      if constexpr (std::is_same_v<scalar_t, acc_t>) {
-        std::copy(buf, buf + len, orow + off);
-      } else {
+      for (; j < len; ++j) d[j] = -g * std::exp(z[j] - lse[i]) * tf.slope(z[j]);
+      if constexpr (!std::is_same_v<scalar_t, acc_t>) {
         using VS = Vectorized<scalar_t>;
         constexpr int64_t WS = VS::size();
         int64_t k = 0;

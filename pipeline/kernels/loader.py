@@ -100,13 +100,16 @@ def _build() -> None:
           file=sys.stderr, flush=True)
     folder.mkdir(parents=True, exist_ok=True)
     # No -std here: torch passes the C++ standard its own headers need (C++20 in torch 2.13).
-    cflags = ["-O3", f"-DCPU_CAPABILITY={isa}", f"-DCPU_CAPABILITY_{isa}", *_ISA_FLAGS[isa]]
+    # -fopenmp: at::parallel_for is inline code that only runs in parallel when the extension itself is
+    # compiled with OpenMP (torch's CPU backend); without it every kernel runs on one thread.
+    cflags = ["-O3", "-fopenmp", f"-DCPU_CAPABILITY={isa}", f"-DCPU_CAPABILITY_{isa}", *_ISA_FLAGS[isa]]
     if isa == "DEFAULT":
-        cflags = ["-O3"]
+        cflags = ["-O3", "-fopenmp"]
     load(
         name=name,
         sources=[str(s) for s in sources],
         extra_cflags=cflags,
+        extra_ldflags=["-fopenmp"],
         # no --use_fast_math: its tanh approximation (~5e-4 relative) would break the softcap accuracy;
         # -ftz only flushes denormals, which saves the denormal handling around every ex2.approx
         extra_cuda_cflags=["-O3", "-ftz=true"],
