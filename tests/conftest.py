@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,26 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+class LoopbackServer:
+    """A real HTTP server on 127.0.0.1 (a free port) serving `handler` on a thread; use it as a context
+    manager. Subclasses build their handler class, then call super().__init__(handler)."""
+
+    def __init__(self, handler: type):
+        from http.server import ThreadingHTTPServer
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 def send_json(handler, status: int, obj) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
-from conftest import send_json, tiny_llama_config
+from conftest import LoopbackServer, send_json, tiny_llama_config
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.cache import ResponseCache, run_cached
@@ -190,7 +190,7 @@ def test_unknown_generators_are_refused():
 
 
 # ------------------------------------------------------------------------------------ HTTP backend
-class FakeServer:
+class FakeServer(LoopbackServer):
     """A real HTTP server on loopback implementing /v1/chat/completions with deterministic replies."""
 
     def __init__(self, key: str = "sk-test-secret-123", fail_first: int = 0, fail_status: int = 500):
@@ -239,17 +239,7 @@ class FakeServer:
             def _send(self, status, obj):
                 send_json(self, status, obj)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def openai_gen(url: str, **kw):

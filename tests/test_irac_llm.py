@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
-from conftest import send_json
+from conftest import LoopbackServer, send_json
 
 from pipeline.backends import make_generator
 from pipeline.io import read_records, write_records
@@ -167,7 +167,7 @@ class ScriptedModel:
         return json.dumps({"grade": grade, "reason": f"scripted grade {grade}"})
 
 
-class ChatServer:
+class ChatServer(LoopbackServer):
     """A real HTTP server on loopback implementing /v1/chat/completions with ScriptedModel's replies."""
 
     def __init__(self):
@@ -194,20 +194,11 @@ class ChatServer:
                 }
                 send_json(self, 200 if self.path == "/v1/chat/completions" else 404, reply)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.spec = f"openai:http://127.0.0.1:{self.httpd.server_address[1]}/v1|fake-model"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(Handler)
+        self.spec = f"openai:{self.url}|fake-model"
 
     def calls_with(self, needle: str) -> int:
         return sum(needle in p for p in self.prompts)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 class BatchCounter:
