@@ -73,6 +73,10 @@ def test_stage_scores_rule_and_model_systems_and_reruns_from_cache(tmp_path):
     for entry in (*metrics["fields"].values(), *metrics["analysis"].values()):
         assert entry["cases"] == 6 and entry["unparseable"] == 0
     assert metrics["analysis"]["rule/standard"]["judge"]["n"] == 6
+    # The whole decision text, read as an analysis, states more than the rule system's extract of it.
+    whole, rule_analysis = metrics["analysis_whole_text"], metrics["analysis"]["rule/standard"]
+    assert whole["recall"]["mean"] > rule_analysis["recall"]["mean"]
+    assert whole["mean_tokens"] > rule_analysis["mean_tokens"]
     report = (tmp_path / "reports/irac.md").read_text()
     assert "## Task 1: field extraction" in report and f"graded by {server.spec}" in report
 

@@ -117,4 +117,8 @@ def metrics(
             entry["judge"] = m.judge_score([g.grade for g in graded]) if graded else None
         entry["unparseable"] = unparseable
         result[task][key] = entry
+    if "analysis" in cfg.tasks:
+        # Calibration: the whole decision text read as an "analysis" -- what copying everything would buy.
+        copies = [(d.id, d.case_type, d.text, d.fields, d.field_kinds) for d in sorted(decisions, key=lambda d: d.id)]
+        result["analysis_whole_text"] = m.summarise_analyses(m.score_analysis_batch(copies, similarity, cfg.tau), **boot)
     return result

@@ -42,7 +42,7 @@ def _fields_table(fields: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _analysis_table(analysis: dict[str, dict[str, Any]]) -> list[str]:
+def _analysis_table(analysis: dict[str, dict[str, Any]], whole_text: dict[str, Any] | None) -> list[str]:
     lines = [
         "| system | mode | cases | IRAC recall | pooled recall | mean tokens | judge score (A/B/C/unparseable) "
         "| unparseable |",
@@ -59,6 +59,11 @@ def _analysis_table(analysis: dict[str, dict[str, Any]]) -> list[str]:
         lines.append(
             f"| {system} | {mode} | {m['cases']} | {_ci(m['recall'])} | {_num(m['pooled_recall'])} | "
             f"{_num(m['mean_tokens'], 1)} | {graded} | {m['unparseable']} |"
+        )
+    if whole_text:
+        lines.append(
+            f"| *whole decision text (calibration)* | - | {whole_text['cases']} | {_ci(whole_text['recall'])} | "
+            f"{_num(whole_text['pooled_recall'])} | {_num(whole_text['mean_tokens'], 1)} | - | - |"
         )
     return lines
 
@@ -131,10 +136,10 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "IRAC recall: share of the reference fields whose value the analysis states (exact after "
         "normalisation, or a sentence or clause with cosine >= tau), mean over cases; pooled recall divides all "
         f"stated fields by all reference fields. Yes/no fields ({_unstatable(metrics)}) have no value a text can "
-        "contain and are left out of the denominator. Mean tokens shows the length that bought the recall: a "
-        "copy of the whole decision would state nearly everything.",
+        "contain and are left out of the denominator. Mean tokens shows the length that bought the recall; the "
+        "last row reads the whole decision text as if it were the analysis: what copying everything would buy.",
         "",
-        *_analysis_table(metrics["analysis"]),
+        *_analysis_table(metrics["analysis"], metrics.get("analysis_whole_text")),
         "",
         "IRAC recall by case type:",
         "",
