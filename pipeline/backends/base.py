@@ -79,6 +79,17 @@ def cache_key(name: str, request: Request, version: str = "") -> str:
     return digest(*parts)
 
 
+_SAFE_PART = re.compile(r"^[A-Za-z0-9._:-]+$")
+
+
+def generator_slug(name: str) -> str:
+    """A generator's part of a record id: the panel entry itself when it is id-safe (e.g.
+    "offline:cautious"), else a readable cleaned name plus a hash of the original."""
+    if _SAFE_PART.match(name):
+        return name
+    return f"{re.sub(r'[^A-Za-z0-9._:-]+', '_', name)[:60]}-{digest(name)[:8]}"
+
+
 def safe_name(name: str) -> str:
     """A file-name-safe form of a generator name: readable prefix + hash of the full name."""
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:48] or "generator"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.backends.base import Generator, Request, Response
+from pipeline.backends.base import Generator, Request, Response, generator_slug
 from pipeline.irac.prompts import (
     GRADES,
     MARKER,
@@ -28,7 +28,6 @@ from pipeline.irac.prompts import (
 )
 from pipeline.irac.schema import FieldSpec
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
-from pipeline.stages.generate import generator_slug
 from pipeline.text import stable_hash
 
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         decisions = read_records(args.decisions, Decision)
         passages, qas = build(decisions, p)
-    except (InputError, params_mod.ParamsError, ValueError) as exc:
+    except (InputError, ValueError) as exc:
         sys.exit(f"corpus: {exc}")
     without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas})
     if without:

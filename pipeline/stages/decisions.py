@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     try:
         decisions = build(p)
-    except (InputError, params_mod.ParamsError, ValueError) as exc:
+    except (InputError, ValueError) as exc:
         # One line naming file, line and field; the previous output stays as it was.
         sys.exit(f"decisions: {exc}")
     write_records(args.out, decisions)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -18,26 +17,15 @@ from tqdm import tqdm
 
 from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
-from pipeline.backends.base import Generator
+from pipeline.backends.base import Generator, generator_slug
 from pipeline.backends.cache import ResponseCache, run_cached
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
 from pipeline.stages import run, start
-from pipeline.text import digest, stable_hash
+from pipeline.text import stable_hash
 
 log = logging.getLogger("generate")
-
-_SAFE_PART = re.compile(r"^[A-Za-z0-9._:-]+$")
-
-
-def generator_slug(name: str) -> str:
-    """The generator's part of a candidate id: the panel entry itself when it is id-safe (e.g.
-    "offline:cautious"), else a readable cleaned name plus a hash of the original."""
-    if _SAFE_PART.match(name):
-        return name
-    return f"{re.sub(r'[^A-Za-z0-9._:-]+', '_', name)[:60]}-{digest(name)[:8]}"
-
 
 def build_requests(
     contexts: Sequence[Context],
