@@ -8,6 +8,7 @@ of being silently ignored.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +25,35 @@ class ParamsError(ValueError):
 
 
 # --------------------------------------------------------------------------------------------- data
+# Where an import that is off points: dvc.yaml lists every import path as a dependency of the stage that
+# reads it (interpolated from these params), and a DVC dependency must exist.
+EXTERNAL = "data/external"
+
+
+@dataclass(frozen=True)
+class DocumentsImportParams:
+    """The user's own decisions through a field mapping (pipeline/importers/documents.py)."""
+
+    # none (off) | records (SPEC 1 Decision JSONL, a file or folder of *.jsonl) | jsonl (one source
+    # document per line) | json_folder (a folder of *.json files, one document or a list each).
+    format: Literal["none", "records", "jsonl", "json_folder"] = "none"
+    path: str = EXTERNAL
+    # Source key -> Decision field: id, title, date, text, case_type, source, analysis, outcome,
+    # sections, sections.<heading>, fields.<name>.
+    mapping: dict[str, str] = field(default_factory=dict)
+    # Mapped keys a document may lack (or leave null/empty); any other missing key stops the stage.
+    optional: list[str] = field(default_factory=list)
+    language: Literal["en", "zh"] = "en"
+    # Decision.source (default: the file or folder name) and case_type of every imported decision.
+    source: str = ""
+    case_type: str = "imported"
+    # Prepended to every id; an id that is not a safe id becomes prefix + "h" + 12 hex of its SHA-1.
+    id_prefix: str = "doc-"
+    field_kinds: dict[str, Literal["exact", "semantic"]] = field(default_factory=dict)
+    # Declared value type per mapped field (SPEC 1); a field without a kind takes exact (text: semantic).
+    field_types: dict[str, Literal["money", "number", "date", "name", "yesno", "text"]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class DecisionsParams:
     n_decisions: int = 300
@@ -39,6 +69,23 @@ class DecisionsParams:
     import_path: str | None = None
     # Set false to run on imported decisions only.
     synthetic: bool = True
+    # The user's own documents through a field mapping; off by default (format none).
+    documents: DocumentsImportParams = field(default_factory=DocumentsImportParams)
+
+
+@dataclass(frozen=True)
+class QaImportParams:
+    """A QA set that brings its own contexts (pipeline/importers/squad.py)."""
+
+    # none (off) | squad (SQuAD 2.0-style JSON: data[].paragraphs[].context/qas[], yes/no answers too).
+    format: Literal["none", "squad"] = "none"
+    path: str = EXTERNAL
+    language: Literal["en", "zh"] = "en"
+    # Prepended to passage, QA and family ids so they never meet ids made from decisions.
+    id_prefix: str = "qa-"
+    # Evidence family of a paragraph (distractors never come from the gold family): its article, or
+    # the paragraph alone (for sets whose articles are unrelated paragraphs).
+    family: Literal["article", "paragraph"] = "article"
 
 
 @dataclass(frozen=True)
@@ -51,6 +98,8 @@ class CorpusParams:
     max_passage_chars: int = 1500
     # A question may share at most this many consecutive words with its gold passage (paraphrase check).
     max_shared_ngram: int = 4
+    # Passages and questions of an outside QA set, appended to those made from decisions.
+    qa_import: QaImportParams = field(default_factory=QaImportParams)
 
 
 @dataclass(frozen=True)
@@ -81,6 +130,15 @@ class ContextsParams:
     # Extra embedding models, alias -> model name; variant "gold_plus_dense.<alias>" (or
     # "dense_hard_negative.<alias>") retrieves with that model instead of dense_model.
     dense_models: dict[str, str] = field(default_factory=dict)
+    # Embedding model per language for the plain dense variants ({zh: <a multilingual
+    # sentence-transformers model>}): a question in a listed language is retrieved with that model; a
+    # language not listed uses dense_model.
+    dense_language_models: dict[str, str] = field(default_factory=dict)
+    # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
+    # that language: the stage stops and names contexts.dense_language_models.<language>, unless
+    # allow_uncovered_language is true (retrieval then runs on the poor embeddings, the choice of the user).
+    max_unknown_token_rate: float = 0.05
+    allow_uncovered_language: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +146,13 @@ class DecodingParams:
     temperature: float = 0.0
     top_p: float = 1.0
     max_new_tokens: int = 256
+
+
+@dataclass(frozen=True)
+class CandidatesImportParams:
+    # none (off) | jsonl (one outside answer per line).
+    format: Literal["none", "jsonl"] = "none"
+    path: str = EXTERNAL
 
 
 @dataclass(frozen=True)
@@ -115,7 +180,13 @@ class GenerateParams:
             "gold_surrounding",
         ]
     )
+    # The fixed refusal sentence of English records; `refusals` holds it for every other language, and a
+    # record's language picks one (refusal_for). Refusal detection also knows close paraphrases.
     refusal: str = "The provided passages do not contain enough information to answer this question."
+    refusals: dict[Literal["zh"], str] = field(default_factory=lambda: {"zh": "提供的段落没有足够的信息来回答这个问题。"})
+    # Outside answers (with optional grades) added to the generated candidates
+    # (pipeline/importers/candidates.py).
+    import_candidates: CandidatesImportParams = field(default_factory=lambda: CandidatesImportParams())
     decoding: DecodingParams = field(default_factory=DecodingParams)
     concurrency: int = 4
     timeout_s: float = 120.0
@@ -133,6 +204,17 @@ class GenerateParams:
     offline_thresholds: dict[str, float] = field(
         default_factory=lambda: {"cautious": 0.45, "confident": 0.15, "terse": 0.3, "verbose": 0.35}
     )
+
+    def refusal_for(self, lang: str) -> str:
+        """The refusal sentence of a language ("en" is `refusal`)."""
+        if lang == "en":
+            return self.refusal
+        if lang in self.refusals:
+            return self.refusals[lang]  # type: ignore[index]
+        raise ValueError(f"no refusal sentence for language {lang!r}: set generate.refusals.{lang}")
+
+    def refusal_by_language(self) -> dict[str, str]:
+        return {"en": self.refusal, **self.refusals}
 
 
 @dataclass(frozen=True)
@@ -171,6 +253,8 @@ class AugmentParams:
     # A response is "short" when it has at most this many tokens (pipeline.text.count_tokens).
     short_refusal_tokens: int = 30
     short_answer_tokens: int = 8
+    # Samples per rewrite: the one that passes re-judging and best fits the planned length wins.
+    samples: int = 4
 
 
 # ------------------------------------------------------------------------------------------- models
@@ -203,9 +287,10 @@ class LoraParams:
 
 @dataclass(frozen=True)
 class TrainParams:
-    objectives: list[str] = field(default_factory=lambda: ["dpo", "sft"])
-    corpora: list[str] = field(default_factory=lambda: ["pairs", "pairs_aug"])
-    seeds: list[int] = field(default_factory=lambda: [0])
+    # One reward model per name, "<objective>-<corpus>-s<seed>" (pipeline/training/runs.py); dvc.yaml
+    # makes a train@<name> stage of each, so a study trains exactly the runs it compares.
+    runs: list[str] = field(default_factory=lambda: ["dpo-pairs-s0", "dpo-pairs_aug-s0", "sft-pairs-s0",
+                                                     "sft-pairs_aug-s0"])
     lora: LoraParams = field(default_factory=LoraParams)
     beta: float = 0.1
     loss_type: str = "sigmoid"
@@ -214,9 +299,10 @@ class TrainParams:
     batch_size: int = 4
     grad_accum: int = 4
     max_length: int = 1024
-    # What to do with a pair longer than max_length: "truncate_prompt" keeps the responses whole and
-    # cuts the prompt from the left; "drop" removes it. Either way it is counted in the report.
-    overlong: Literal["truncate_prompt", "drop"] = "truncate_prompt"
+    # A pair longer than max_length, in training and in scoring alike (pipeline.models.fitting):
+    # "drop_distractors" removes whole distractor passages (never the gold one, the question or the rules)
+    # until it fits; "drop" leaves it out. Every case is counted per variant in the report.
+    overlong: Literal["drop_distractors", "drop"] = "drop_distractors"
     # "kernel" = our fused-linear log-probs; "trl" = TRL's own.
     logprobs: Literal["kernel", "trl"] = "kernel"
     # Optional JSONL of external general contextual pairs (prompt, chosen, rejected).
@@ -231,13 +317,12 @@ class TrainParams:
 
 @dataclass(frozen=True)
 class ScoreParams:
-    splits: list[str] = field(default_factory=lambda: ["val", "test"])
+    splits: list[str] = field(default_factory=lambda: ["train", "val", "test"])
     batch_tokens: int = 8192
-    # Also compute beta * (log pi - log pi_ref) for adapters.
-    reference_relative: bool = False
     max_length: int = 1024
     # Pairs scored per (corpus, split), chosen by a seeded hash of the pair id (the same pairs for every
-    # model, so comparisons stay paired); 0 = all. Reported in the report header.
+    # model, so comparisons stay paired); 0 = all. Reported in the report header. The train split's
+    # sample is taken in the order of the training cap (train.max_pairs), so it holds trained-on pairs.
     max_pairs: int = 0
     # "shared_prefix" (prompt once, both responses from it) or "two_pass" (one forward per response).
     scorer: Literal["shared_prefix", "two_pass"] = "shared_prefix"
@@ -252,6 +337,9 @@ class ReportParams:
     baseline: str = "base"
     # Split of the main, per-dimension, per-variant and significance tables (per-split shows all).
     main_split: str = "test"
+    # The scoring the report leads with (records.SCORINGS); the others follow. ref_* scores of a trained
+    # model are compared with the baseline's better of sum and mean (its own ref scores are all 0).
+    main_scoring: Literal["sum", "mean", "ref_sum", "ref_mean"] = "ref_sum"
 
 
 @dataclass(frozen=True)
@@ -267,6 +355,14 @@ class IracParams:
     # A semantic field (or analysis segment) matches when the cosine of the embeddings is >= tau.
     tau: float = 0.6
     embedding_model: str = "minilm"
+    # Embedding model per record language ({zh: <a multilingual sentence-transformers model>}); a
+    # language not listed uses embedding_model.
+    embedding_models: dict[str, str] = field(default_factory=dict)
+    # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
+    # that language: the stage stops and names irac.embedding_models.<language>, unless
+    # allow_uncovered_language is true.
+    max_unknown_token_rate: float = 0.05
+    allow_uncovered_language: bool = False
     # The LLM that grades analyses A/B/C (a generator spec); empty: no judge score, the report says so.
     judge: str = ""
     max_retries: int = 2
@@ -296,6 +392,40 @@ class Params:
     irac: IracParams = field(default_factory=IracParams)
 
 
+# ----------------------------------------------------------------------------------------- run names
+# train.runs names one reward model each, "<objective>-<corpus>-s<seed>" (e.g. dpo-pairs_aug-s1); dvc.yaml
+# makes a train@<name> stage of every entry, so the run matrix is data: adding a seed adds stages only,
+# and a study trains exactly the runs it compares. The name is parsed here, once; the train stage
+# records objective, corpus and seed in train_meta.json, where the report reads them.
+OBJECTIVES = ("dpo", "sft")
+CORPUS_PARTS = ("pairs", "pairs_aug", "external")
+_NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>\d+)$")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    objective: str
+    corpus: str
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.objective}-{self.corpus}-s{self.seed}"
+
+
+def parse_run(name: str) -> RunSpec:
+    """The run a name stands for; ValueError naming what is wrong."""
+    match = _NAME.match(name)
+    if not match:
+        raise ValueError(f"run {name!r} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0)")
+    if match["objective"] not in OBJECTIVES:
+        raise ValueError(f"run {name!r}: unknown objective {match['objective']!r} (known: {', '.join(OBJECTIVES)})")
+    for part in match["corpus"].split("+"):
+        if part not in CORPUS_PARTS:
+            raise ValueError(f"run {name!r}: unknown corpus part {part!r} (known: {', '.join(CORPUS_PARTS)})")
+    return RunSpec(match["objective"], match["corpus"], int(match["seed"]))
+
+
 # ------------------------------------------------------------------------------------------- loader
 def load(path: str | Path = DEFAULT_PATH) -> Params:
     path = Path(path)
@@ -312,7 +442,15 @@ def from_dict(raw: Any, source: str = "params") -> Params:
     def fail(where: str, message: str) -> ParamsError:
         return ParamsError(f"{source}: {where or 'top level'}: {message}")
 
-    return typed.build(Params, raw, fail)
+    params = typed.build(Params, raw, fail)
+    for i, name in enumerate(params.train.runs):
+        try:
+            parse_run(name)
+        except ValueError as exc:
+            raise fail(f"train.runs[{i}]", str(exc)) from None
+    if len(set(params.train.runs)) != len(params.train.runs):
+        raise fail("train.runs", "a run is listed twice")
+    return params
 
 
 def to_dict(params: Any) -> dict:

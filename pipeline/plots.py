@@ -67,3 +67,23 @@ def dimension_figure(res: dict[str, Any], path: Path, order: Sequence[str], dime
         ax.set_yticks(range(len(order)), order, fontsize=8)
         ax.set_title(key)
     _save(fig, path)
+
+
+def training_figure(curves: dict[str, list[dict[str, float]]], path: Path) -> None:
+    """Training curves per run: loss (DPO and SFT), and for DPO the reward margin and reward accuracy on
+    its own training batches (TRL's logged rewards/margins and rewards/accuracies)."""
+    panels = (("loss", "loss"), ("rewards_margins", "DPO reward margin"), ("rewards_accuracies", "DPO reward accuracy"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.4), squeeze=False)
+    for ax, (key, title) in zip(axes[0], panels, strict=True):
+        for name, rows in sorted(curves.items()):
+            points = [(r["step"], r[key]) for r in rows if "step" in r and key in r]
+            if points:
+                steps, values = zip(*points, strict=True)
+                ax.plot(steps, values, label=name, linewidth=1.2, linestyle="-" if name.startswith("dpo") else "--")
+        ax.set_title(title)
+        ax.set_xlabel("optimizer step")
+        if key == "rewards_accuracies":
+            ax.set_ylim(0, 1)
+    if axes[0][0].get_legend_handles_labels()[0]:
+        axes[0][0].legend(fontsize=7)
+    _save(fig, path)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.prompts import answer_prompt
+from pipeline.prompts import answer_prompt_with_spans
 from pipeline.records import QA, Candidate, Context, Label, Pair, Passage
 from pipeline.text import count_tokens, stable_hash
 
@@ -128,15 +128,16 @@ def make_pairs(
     refusal: str,
 ) -> list[Pair]:
     """Pair records (SPEC 1) for decided preferences, sorted by id."""
-    prompts: dict[str, str] = {}
+    prompts: dict[str, tuple[str, list[list[int]]]] = {}
     pairs = []
     for pref in preferences:
         context = contexts[pref.context_id]
         if context.id not in prompts:
             qa = qas[context.qa_id]
-            prompts[context.id] = answer_prompt(
+            prompts[context.id] = answer_prompt_with_spans(
                 [passages[p] for p in context.passage_ids], qa.question, refusal
             )
+        prompt, spans = prompts[context.id]
         chosen, rejected = candidates[pref.chosen], candidates[pref.rejected]
         pairs.append(
             Pair(
@@ -147,7 +148,7 @@ def make_pairs(
                 answerable=context.answerable,
                 split=splits[context.qa_id],
                 dimension=pref.dimension,
-                prompt=prompts[context.id],
+                prompt=prompt,
                 chosen=chosen.text,
                 rejected=rejected.text,
                 chosen_generator=chosen.generator,
@@ -156,6 +157,8 @@ def make_pairs(
                 rejected_tokens=count_tokens(rejected.text),
                 augmented=False,
                 source="generated",
+                passage_spans=spans,
+                gold_slot=context.gold_slot,
             )
         )
     return sorted(pairs, key=lambda p: p.id)

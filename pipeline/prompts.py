@@ -17,13 +17,34 @@ RULES = (
 )
 
 
+PASSAGES_HEAD = "Passages:\n\n"
+PASSAGE_JOIN = "\n\n"
+
+
+def passage_block(number: int, heading: str, text: str) -> str:
+    return f"[{number}] {heading}\n{text}"
+
+
 def render_passages(passages: Sequence[Passage]) -> str:
-    return "\n\n".join(f"[{i}] {p.heading}\n{p.text}" for i, p in enumerate(passages, start=1))
+    return PASSAGE_JOIN.join(passage_block(i, p.heading, p.text) for i, p in enumerate(passages, start=1))
+
+
+def answer_prompt_with_spans(
+    passages: Sequence[Passage], question: str, refusal: str
+) -> tuple[str, list[list[int]]]:
+    """The prompt and the [start, end) character span of each passage block in it.
+
+    The spans let training and scoring drop whole distractor passages when a prompt is too long for the
+    model (pipeline.models.fitting), without parsing the text, which may itself contain "[3]"-style marks.
+    """
+    spans, at = [], len(PASSAGES_HEAD)
+    for i, p in enumerate(passages, start=1):
+        block = passage_block(i, p.heading, p.text)
+        spans.append([at, at + len(block)])
+        at += len(block) + len(PASSAGE_JOIN)
+    prompt = f"{PASSAGES_HEAD}{render_passages(passages)}\n\n{RULES.format(refusal=refusal)}\n\nQuestion: {question}"
+    return prompt, spans
 
 
 def answer_prompt(passages: Sequence[Passage], question: str, refusal: str) -> str:
-    return (
-        f"Passages:\n\n{render_passages(passages)}\n\n"
-        f"{RULES.format(refusal=refusal)}\n\n"
-        f"Question: {question}"
-    )
+    return answer_prompt_with_spans(passages, question, refusal)[0]

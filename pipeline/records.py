@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pipeline import typed
 
@@ -34,8 +34,30 @@ class Section:
     text: str
 
 
+FieldType = Literal["money", "number", "date", "name", "yesno", "text"]
+FIELD_TYPES: tuple[str, ...] = ("money", "number", "date", "name", "yesno", "text")
+
+
+@dataclass
+class Party:
+    """One party's own field values in a decision that concerns several parties (SPEC 1)."""
+
+    name: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Decision:
+    """A decision and its IRAC annotation (SPEC 1).
+
+    `fields` holds the values every party shares (or all values, when the decision concerns one
+    party); `parties` (optional) holds one field set per party: [{"name": ..., "fields": {...}}].
+    A party's reference is `fields` updated with its own `fields`, and IRAC scores each
+    (decision, party) as one case. `field_kinds` and `field_types` are keyed by field name and apply
+    to the shared and the party fields alike; each key must name a field of the decision. Types are
+    declared by the data because a name ("违法所得", "amount") says nothing reliable about its value.
+    """
+
     id: str
     source: str
     language: Literal["en", "zh"]
@@ -48,6 +70,18 @@ class Decision:
     field_kinds: dict[str, Literal["exact", "semantic"]] = field(default_factory=dict)
     analysis: str = ""
     outcome: str = ""
+    field_types: dict[str, FieldType] = field(default_factory=dict)
+    parties: list[Party] = field(default_factory=list)
+
+    def field_names(self) -> set[str]:
+        """Every field name the decision annotates, shared or per party."""
+        return set(self.fields).union(*(p.fields for p in self.parties))
+
+    def references(self) -> list[tuple[str, dict[str, str]]]:
+        """(party name, reference fields) per scoring case: one per party, or ("", fields) when none."""
+        if not self.parties:
+            return [("", dict(self.fields))]
+        return [(p.name, {**self.fields, **p.fields}) for p in self.parties]
 
 
 @dataclass
@@ -131,13 +165,23 @@ class Pair:
     rejected_tokens: int
     augmented: bool
     source: str
+    # [start, end) character span of each numbered passage block in `prompt`, and the gold passage's
+    # index among them (None: unanswerable). Empty spans: a prompt without known structure (outside pairs).
+    passage_spans: list[list[int]] = field(default_factory=list)
+    gold_slot: int | None = None
+
+
+# sum / mean: log-prob of the response tokens under the model (SPEC 9); ref_sum / ref_mean: the same
+# minus the reference (base) model's, the DPO implicit reward without beta.
+Scoring = Literal["sum", "mean", "ref_sum", "ref_mean"]
+SCORINGS: tuple[str, ...] = get_args(Scoring)
 
 
 @dataclass
 class Score:
     pair_id: str
     model: str
-    scoring: Literal["sum", "mean"]
+    scoring: Scoring
     chosen: float
     rejected: float
     margin: float
@@ -166,6 +210,9 @@ class IracOutput:
     analysis: str | None
     status: Literal["ok", "unparseable"]
     meta: dict[str, Any] = field(default_factory=dict)
+    # task "fields" on a decision with several parties: the party whose fields these are ("" = the
+    # decision as a whole); the id then ends in /p<index of the party>.
+    party: str = ""
 
 
 @dataclass
@@ -195,6 +242,26 @@ def _check_ids_and_text(cls: type, values: dict[str, Any], where: str) -> None:
     text = values.get("text")
     if cls in (Decision, Section, Passage) and isinstance(text, str) and not text.strip():
         raise RecordError(typed.join(where, "text"), "empty text")
+    if cls is Decision:
+        _check_field_annotations(values, where)
+
+
+def _check_field_annotations(values: dict[str, Any], where: str) -> None:
+    """field_types keys must name a field (a typo would silently leave a field untyped); party names
+    must be non-empty and unique. Type values are checked by the Literal of the dataclass."""
+    parties = values.get("parties", [])
+    names = set(values.get("fields", {})).union(*(p.fields for p in parties))
+    for key in values.get("field_types", {}):
+        if key not in names:
+            raise RecordError(
+                typed.join(typed.join(where, "field_types"), key),
+                f"field_types names {key!r}, which is not a field of this decision",
+            )
+    seen: set[str] = set()
+    for i, party in enumerate(parties):
+        if not party.name.strip() or party.name in seen:
+            raise RecordError(typed.join(where, f"parties[{i}].name"), f"empty or repeated party name {party.name!r}")
+        seen.add(party.name)
 
 
 def to_dict(record: Any) -> dict:

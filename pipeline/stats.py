@@ -7,7 +7,7 @@ score(chosen) > score(rejected): ties count as wrong.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,8 +135,13 @@ def summarise(correct: np.ndarray) -> Summary:
     return Summary(n, k, accuracy(correct), wilson_interval(k, n))
 
 
-def group_accuracy(correct: np.ndarray, groups: list[str]) -> dict[str, Summary]:
-    """Accuracy with Wilson interval per group label (dimension, variant, split...), sorted by label."""
-    correct = np.asarray(correct, dtype=bool)
-    labels = np.asarray(groups, dtype=object)
-    return {g: summarise(correct[labels == g]) for g in sorted(set(groups))}
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (step-down, monotone), in input order."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted

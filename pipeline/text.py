@@ -1,25 +1,25 @@
-"""Text helpers shared by stages: a model-free token count, stable hashing, sentence splitting."""
+"""Text helpers shared by stages: a model-free token count, stable hashing, sentence splitting.
+
+Token counts and sentences follow the text's language through pipeline.language (detected when not
+given); English is measured exactly as before.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import re
 
-_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+from pipeline import language
 
 
-def count_tokens(text: str) -> int:
-    """Word and punctuation count: the data stages' length measure, before any model tokenizer exists.
-
-    Close to a BPE count for English legal prose (about 1.1-1.3 BPE tokens per unit); the score
-    stage records the model tokenizer's own counts alongside.
-    """
-    return len(_TOKEN.findall(text))
+def count_tokens(text: str, lang: str | None = None) -> int:
+    """The data stages' length measure, before any model tokenizer exists (language.count_tokens):
+    words and punctuation in English, one per character in Chinese. The score stage records the model
+    tokenizer's own counts alongside."""
+    return language.count_tokens(text, lang)
 
 
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+def split_sentences(text: str, lang: str | None = None) -> list[str]:
+    return language.sentences(text, lang)
 
 
 def stable_hash(*parts: object) -> int:

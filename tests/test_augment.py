@@ -4,6 +4,7 @@ failed rewrites keep the original pair."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -20,7 +21,8 @@ from pipeline.backends import make_generator
 from pipeline.backends.base import Request, Response
 from pipeline.judges import matching as m
 from pipeline.judges.rule import RuleJudge
-from pipeline.language import declarative
+from pipeline.language import declarative, zh_forms
+from pipeline.language import sentences as zh_sentences
 from pipeline.params import Params
 from pipeline.records import QA, Pair
 from pipeline.text import count_tokens, split_sentences
@@ -191,7 +193,7 @@ def test_augment_pairs_rewrites_short_sides_only():
     assert b.rejected == ANSWER and b.chosen != REFUSAL and b.chosen_tokens == count_tokens(b.chosen)
     assert c.rejected != "No." and c.augmented
     assert d == pairs[3]
-    assert stats == {
+    assert {k: v for k, v in stats.items() if k.endswith(":rewritten")} == {
         f"{UNGROUNDED_ANSWER}:rewritten": 1,
         f"{EXPLAINED_REFUSAL}:rewritten": 1,
         f"{BARE_CONCLUSION}:rewritten": 1,
@@ -217,7 +219,38 @@ def test_failed_rewrites_keep_the_original_pair():
     ]
     out, stats = augment_pairs(pairs, QAS, JunkGenerator(), PARAMS)
     assert out == pairs
-    assert stats == {f"{UNGROUNDED_ANSWER}:rejected": 1, f"{EXPLAINED_REFUSAL}:rejected": 1}
+    assert stats == {f"{UNGROUNDED_ANSWER}:failed_check": 1, f"{EXPLAINED_REFUSAL}:failed_check": 1}
+
+
+def test_rewrites_that_lose_their_failure_are_dropped_by_the_judge():
+    """The re-judge sees every sampled rewrite; one that would flip the pair is never used."""
+    pairs = [pair("q2/v/0", "refusal_answerable", ANSWER, REFUSAL),
+             pair("q2/v/1", "refusal_unanswerable", REFUSAL, ANSWER, answerable=False)]
+    seen = []
+
+    def rejudge(triples):
+        seen.extend(triples)
+        return [p.id != "q2/v/0" for p, _, _ in triples]
+
+    out, stats = augment_pairs(pairs, QAS, OfflineRewriter(), PARAMS, rejudge)
+    assert out[0] == pairs[0] and out[1].augmented
+    assert stats[f"{UNGROUNDED_ANSWER}:dropped_by_judge"] == 1 and stats[f"{EXPLAINED_REFUSAL}:rewritten"] == 1
+    assert {(p.id, side) for p, side, _ in seen} == {("q2/v/0", "rejected"), ("q2/v/1", "chosen")}
+
+
+def test_length_plan_balances_each_split():
+    """Half the pairs of a split end with the longer chosen side, counting the pairs left as they are."""
+    from pipeline.augment.core import plan_lengths
+
+    kept = [dataclasses.replace(pair(f"k{i}", "completeness", ANSWER, "No."), chosen_tokens=20, rejected_tokens=2)
+            for i in range(3)]
+    todo = [pair(f"t{i}", "refusal_unanswerable", REFUSAL, ANSWER, answerable=False) for i in range(7)]
+    pairs = kept + todo
+    steps = {i: ("chosen", EXPLAINED_REFUSAL) for i in range(3, 10)}
+    directions = plan_lengths(pairs, steps, seed=1)
+    assert sorted(directions) == list(range(3, 10))
+    assert 3 + sum(directions.values()) == 5  # round(10 / 2): two of the seven rewrites end longer
+    assert plan_lengths(pairs, steps, seed=1) == directions
 
 
 def test_explained_refusal_grows_toward_the_target_length():
@@ -234,3 +267,103 @@ def test_declarative_keeps_hyphenated_names_whole():
         declarative(q, negate=True)
         == "Kelvin Au Ngan-ting was not made liable for the regulator's legal costs"
     )
+
+
+# ------------------------------------------------------------------------------------------- Chinese
+# A zh pair is rewritten in Chinese only: no English template word around Chinese text, whatever the
+# (English) refusal sentence of the params says.
+ZH_FACTUAL = "根据《张某某内幕交易案》，违法所得是多少？"
+ZH_YESNO = "根据《张某某内幕交易案》，是否没收张某某的违法所得？"
+ZH_RULE = "根据《张某某内幕交易案》，“处罚依据”部分援引了哪些法律规定？"
+ZH_REFUSAL = "所提供的段落没有足够的信息来回答这个问题。"
+LATIN = re.compile("[A-Za-z]")
+
+
+def _zh_texts(task: str, question: str, kind: str, original: str, target: int = 60) -> list[str]:
+    return [
+        _run(RewriteTask(task, question, kind, original, REFUSAL, target), seed=seed).text
+        for seed in range(12)
+    ]
+
+
+def test_chinese_ungrounded_answers_are_chinese_and_confident():
+    for question, kind in ((ZH_FACTUAL, "factual"), (ZH_YESNO, "yesno"), (ZH_RULE, "rule")):
+        for text in _zh_texts(UNGROUNDED_ANSWER, question, kind, ZH_REFUSAL):
+            assert not LATIN.search(text), text
+            assert ZH_REFUSAL not in text and "段落" not in text
+            assert 2 <= len(zh_sentences(text, "zh")) <= 3, text
+    for text in _zh_texts(UNGROUNDED_ANSWER, ZH_YESNO, "yesno", ZH_REFUSAL):
+        assert text.startswith(("是", "否", "答案是肯定的", "答案是否定的", "答案显然是")), text
+        assert "没收张某某的违法所得" in text
+    greedy = _run(RewriteTask(UNGROUNDED_ANSWER, ZH_RULE, "rule", ZH_REFUSAL, REFUSAL), temperature=0).text
+    assert greedy == (
+        "适用的规则是：任何人在掌握内幕信息期间买卖证券的，一律须缴纳所获利润三倍的罚款。"
+        "市场失当行为审裁处一贯严格适用这一规则，本案情形不存在任何例外。"
+    )
+
+
+def test_chinese_explained_refusal_says_what_is_missing_in_chinese():
+    for text in _zh_texts(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL):
+        assert not LATIN.search(text), text
+        assert "违法所得是多少" in text and "根据《" not in text
+        assert 2 <= len(zh_sentences(text, "zh")) <= 3
+    task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL, 60)
+    greedy = _run(task, temperature=0)
+    assert greedy.text == (
+        "所提供的段落没有足够的信息来回答这个问题。这些段落都没有说明违法所得是多少。"
+        "需要看到决定的相关部分，才能给出可靠的回答。"
+    )
+    # A Chinese refusal sentence in the prompt opens the rewrite.
+    own = _run(RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", "无可奉告。", "无法作答。", 10), temperature=0)
+    assert own.text == "无法作答。这些段落都没有说明违法所得是多少。"
+
+
+def test_chinese_bare_conclusion_keeps_the_polarity_and_drops_the_rule():
+    for text in _zh_texts(BARE_CONCLUSION, "出租人能否扣留租客押金？", "yesno", "否。"):
+        assert len(zh_sentences(text, "zh")) == 1 and not LATIN.search(text)
+        assert "出租人不能扣留租客押金" in text and text.startswith(("否", "简单地说，答案是否定的"))
+    for text in _zh_texts(BARE_CONCLUSION, ZH_FACTUAL, "factual", "4,665,091.79元。"):
+        assert "4,665,091.79元" in text and len(zh_sentences(text, "zh")) == 1
+        assert not LATIN.search(text)
+
+
+def test_chinese_question_forms():
+    assert zh_forms.declarative(ZH_YESNO) == "没收张某某的违法所得"
+    assert zh_forms.declarative(ZH_YESNO, negate=True) == "不没收张某某的违法所得"
+    assert zh_forms.declarative("出租人能否扣留押金？", negate=True) == "出租人不能扣留押金"
+    assert zh_forms.declarative("被告构成犯罪吗？") == "被告构成犯罪"
+    assert zh_forms.focus(ZH_FACTUAL) == "违法所得是多少"
+    assert zh_forms.is_yesno(ZH_YESNO) and zh_forms.is_yesno("被告构成犯罪吗？")
+    assert not zh_forms.is_yesno(ZH_FACTUAL)
+    assert zh_forms.area(ZH_FACTUAL) == "证券监管" and zh_forms.area("房东能否扣留押金？") == "住宅租赁"
+
+
+def test_chinese_max_new_tokens_counts_characters():
+    task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL)
+    r = _run(task, temperature=0, max_new_tokens=8)
+    assert r.finish_reason == "length" and r.text == "所提供的段落没有"
+
+
+# Captured from the English rewriter before the Chinese templates were added: English stays byte-identical.
+ENGLISH_BEFORE_ZH = {
+    ("q2", UNGROUNDED_ANSWER): "It was HK$250,000. That is the usual outcome in residential tenancy matters of "
+    "this kind, and a tenancy tribunal saw no reason to depart from it.",
+    ("q2", EXPLAINED_REFUSAL): "I cannot answer this from the passages provided. None of them states how much the "
+    "tenant did have to pay in arrears. I would need the relevant part of the decision to give a reliable answer.",
+    ("q2", BARE_CONCLUSION): "As to how much the tenant did have to pay in arrears, it is HK$24,000.",
+    ("q1", UNGROUNDED_ANSWER): "The answer is no: the landlord was not entitled to keep the deposit. That follows "
+    "from the settled approach in residential tenancy, which a tenancy tribunal applies as a matter of course.",
+    ("q1", EXPLAINED_REFUSAL): "The passages do not contain enough information to answer this question. They do "
+    "not set out whether the landlord was entitled to keep the deposit. Any answer would be a guess rather than "
+    "one grounded in the passages.",
+    ("q1", BARE_CONCLUSION): "No, the landlord was not entitled to keep the deposit.",
+}
+
+
+def test_english_rewrites_are_unchanged_by_the_chinese_templates():
+    for (qa_id, task), expected in ENGLISH_BEFORE_ZH.items():
+        qa = QAS[qa_id]
+        original = {UNGROUNDED_ANSWER: REFUSAL, EXPLAINED_REFUSAL: REFUSAL}.get(
+            task, "No." if qa.kind == "yesno" else "HK$24,000."
+        )
+        assert _run(RewriteTask(task, qa.question, qa.kind, original, REFUSAL, 40), seed=5).text == expected

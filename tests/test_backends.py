@@ -4,6 +4,7 @@ OpenAI-compatible HTTP backend against a real loopback server, and the response 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler
 
@@ -106,6 +107,10 @@ def test_polarity_cues():
     assert polarity("Was the appeal allowed?", "The court dismissed the appeal.") == "No"
     assert polarity("Did he profit?", "He did not make any profit.") == "No"
     assert polarity("Was the appeal dismissed?", "The appeal was allowed.") == "No"
+    # A figure the sentence does not give (the frame naming the decision is not read for figures).
+    awarded = "The arbitrator awarded damages of HK$75,000 on 1 May 2020."
+    assert polarity("According to HCA 12/2020, were the damages HK$85,000?", awarded) == "No"
+    assert polarity("According to HCA 12/2020, were the damages HK$75,000?", awarded) == "Yes"
 
 
 def test_styles_differ_in_form():
@@ -181,6 +186,105 @@ def test_max_new_tokens_cuts_and_reports_length():
     assert full.finish_reason == "stop"
     assert cut.finish_reason == "length" and len(cut.text.split()) == 5
     assert full.text.startswith(cut.text)
+
+
+# Chinese: the question's language picks the wording; no English template text around Chinese text.
+ZH_REFUSAL = "所提供的段落没有足够的信息来回答这个问题。"
+ZH_FACTS = Passage(
+    "z1/s1",
+    "z1",
+    "z1",
+    "违法事实",
+    "经查明，张某某于2011年5月3日获悉华兴股份重大资产重组的内幕信息，并于次日买入该公司股票共计120,000股。",
+)
+ZH_GOLD = Passage(
+    "z1/s3",
+    "z1",
+    "z1",
+    "处罚决定",
+    "本会决定没收张某某违法所得4,665,091.79元，并处以4,665,091.79元罚款。当事人如不服，可在六十日内申请行政复议。",
+)
+ZH_TENANCY = Passage("z2/s1", "z2", "z2", "裁决", "出租人李某不得扣留租客押金，法院驳回其反诉请求。")
+LATIN = re.compile("[A-Za-z]")
+
+
+def test_chinese_questions_get_chinese_answers_in_every_style():
+    question = "对张某某没收的违法所得是多少？"
+    texts = {s: ask(s, [ZH_TENANCY, ZH_GOLD, ZH_FACTS], question) for s in STYLES}
+    sentence = "本会决定没收张某某违法所得4,665,091.79元，并处以4,665,091.79元罚款。"
+    assert texts["cautious"] == f"第[2]段写明：“{sentence}”"
+    assert texts["confident"] == sentence
+    assert texts["terse"] == "本会决定没收张某某违法所得4,665,091.79元。"
+    assert texts["verbose"].startswith(f"通读上述段落，答案的依据如下。{sentence}")
+    assert texts["verbose"].endswith("当事人如不服，可在六十日内申请行政复议。（见第[2]段）")
+    for text in texts.values():
+        assert "4,665,091.79元" in text and not LATIN.search(text)
+
+
+def test_chinese_yes_no_answers_open_with_shi_or_fou():
+    for style in STYLES:
+        yes = ask(style, [ZH_FACTS, ZH_GOLD], "是否没收张某某的违法所得？")
+        assert yes.startswith("是。") and not LATIN.search(yes), (style, yes)
+        no = ask(style, [ZH_FACTS, ZH_TENANCY], "出租人能否扣留租客押金？")
+        assert no.startswith("否。") and not LATIN.search(no), (style, no)
+    # A different figure than the passage states is a No (the question's frame is not read for figures).
+    assert ask("terse", [ZH_FACTS, ZH_GOLD], "根据《2011年第3号决定》，违法所得是否为5,665,091.79元？") == "否。"
+    assert ask("terse", [ZH_FACTS, ZH_GOLD], "根据《2011年第3号决定》，违法所得是否为4,665,091.79元？") == "是。"
+    # On weak evidence the confident style asserts the question's premise, in Chinese.
+    assert ask("confident", [ZH_GOLD, ZH_TENANCY], "张某某是否被市场禁入五年？") == "是。张某某被市场禁入五年。"
+
+
+def test_chinese_refusals():
+    question = "被告人的刑期是多久？"
+    # The prompt's refusal is English: a Chinese answerer still refuses in Chinese.
+    assert {ask(s, [ZH_TENANCY, ZH_FACTS], question) for s in STYLES} == {ZH_REFUSAL}
+    zh_prompt = answer_prompt([ZH_TENANCY, ZH_FACTS], question, "无法根据上述段落作答。")
+    assert make_generator("offline:terse").generate([Request(zh_prompt)])[0].text == "无法根据上述段落作答。"
+
+
+def test_zh_polarity_and_key_clause():
+    from pipeline.backends.offline import zh_key_clause, zh_polarity
+
+    assert zh_polarity("是否驳回上诉？", "法院驳回上诉。") == "是"
+    assert zh_polarity("是否准许上诉？", "法院驳回上诉。") == "否"
+    assert zh_polarity("罚款是否为5,000元？", "处以罚款6,000元。") == "否"
+    assert zh_polarity("罚款是否为5,000元？", "处以罚款5,000元。") == "是"
+    assert zh_key_clause("经审理，本院判处被告人有期徒刑三年，缓刑四年。", "被告人被判处多长的有期徒刑？") == "本院判处被告人有期徒刑三年。"
+
+
+def test_chinese_max_new_tokens_counts_characters():
+    from pipeline.language import count_tokens
+
+    prompt = answer_prompt([ZH_TENANCY, ZH_GOLD], "对张某某没收的违法所得是多少？", REFUSAL)
+    gen = make_generator("offline:verbose")
+    full, cut = gen.generate([Request(prompt), Request(prompt, max_new_tokens=10)])
+    assert full.finish_reason == "stop" and cut.finish_reason == "length"
+    assert cut.text == "通读上述段落，答案的"  # 9 characters and one comma: 10 tokens
+    assert count_tokens(cut.text, "zh") == 10 and full.text.startswith(cut.text)
+
+
+# Captured from the panel before the Chinese wording was added: English answers stay byte-identical.
+ENGLISH_BEFORE_ZH = {
+    "cautious": 'Passage [2] states: "Having regard to the gravity of the conduct, the Tribunal ordered Mr Chan '
+    'Tai-man to pay a pecuniary penalty of HK$2,400,000 to the Government."',
+    "confident": "Having regard to the gravity of the conduct, the Tribunal ordered Mr Chan Tai-man to pay a "
+    "pecuniary penalty of HK$2,400,000 to the Government.",
+    "terse": "the Tribunal ordered Mr Chan Tai-man to pay a pecuniary penalty of HK$2,400,000 to the Government.",
+    "verbose": "Reading the passages, the answer rests on the following. Having regard to the gravity of the "
+    "conduct, the Tribunal ordered Mr Chan Tai-man to pay a pecuniary penalty of HK$2,400,000 to the Government. "
+    "That sum equals three times the profit he made on the shares. (see passage [2])",
+}
+
+
+def test_english_answers_are_unchanged_by_the_chinese_wording():
+    question = "What penalty did the Tribunal order Mr Chan Tai-man to pay?"
+    for style, expected in ENGLISH_BEFORE_ZH.items():
+        assert ask(style, [TENANCY, GOLD, APPEAL], question) == expected
+    yesno = "Did the Court of Appeal dismiss Mr Lee Ka-wai's appeal against sentence?"
+    assert ask("cautious", [TENANCY, GOLD, APPEAL], yesno) == (
+        'Yes. Passage [3] states: "The Court of Appeal dismissed the appeal against sentence brought by Mr Lee '
+        'Ka-wai."'
+    )
 
 
 def test_unknown_generators_are_refused():

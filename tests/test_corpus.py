@@ -19,8 +19,9 @@ from pipeline.corpus import (
     make_questions,
     split_passages,
 )
+from pipeline.corpus.generic import perturb
 from pipeline.io import dumps, read_records, write_records
-from pipeline.records import QA, Decision, Passage, Section
+from pipeline.records import QA, Decision, Party, Passage, Section
 from pipeline.stages import corpus as stage
 from pipeline.synth import generate_decisions
 
@@ -130,6 +131,10 @@ def test_chinese_text_is_cut_without_spaces():
     pieces = chunk_text(text, 50)
     assert "".join(pieces) == text
     assert all(len(p) <= 50 for p in pieces)
+    # Short Chinese sections merge without a space between them.
+    d = _decision("zh", [("1.1.1", "原告要求被告支付租金。"), ("1.1.2", "被告表示同意。")], language="zh")
+    [merged] = split_passages([d], min_chars=50, max_chars=2000)
+    assert merged.text == "原告要求被告支付租金。被告表示同意。"
 
 
 @settings(max_examples=50, deadline=None)
@@ -243,36 +248,174 @@ def test_longest_shared_ngram_against_hand_counts():
     assert longest_shared_ngram("", "beta") == 0
 
 
-def test_imported_decisions_get_generic_factual_questions():
+def test_imported_decisions_get_generic_factual_yesno_and_rule_questions():
     d = _decision(
         "doc",
         [
             (
                 "1.1.1",
                 "The arbitrator awarded damages of HK$75,000 to the buyer for late delivery of the goods.",
-            )
+            ),
+            ("2.1.1", "The seller relied on clause 7(b) of the contract to limit its liability for delay."),
         ],
         fields={"damages": "HK$75,000", "issue": "late delivery"},
         field_kinds={"damages": "exact", "issue": "semantic"},
     )
     passages = split_passages([d], 0, 1500)
-    [qa] = make_questions([d], passages, 2, KINDS, seed=1)
-    assert qa.kind == "factual" and qa.facts == ["HK$75,000"] and qa.qualifiers == []
-    assert qa.gold_passage_id == "doc/1.1.1" and qa.family == "doc/1.1"
-    assert "damages" in qa.question
-    # No annotated fields, no questions; a kind list without factual, none either.
-    assert make_questions([_decision("x", [("s1", "Text only.")])], [], 2, KINDS, seed=1) == []
-    assert make_questions([d], passages, 2, ["rule"], seed=1) == []
-    zh = _decision(
-        "zh-1",
-        [("s1", "法院判令被告支付租金八千元。")],
-        language="zh",
-        title="陈某诉李某",
-        fields={"租金": "八千元"},
-        field_kinds={"租金": "exact"},
+    qas = {q.kind: q for q in make_questions([d], passages, 3, KINDS, seed=1)}
+    assert sorted(qas) == ["factual", "rule", "yesno"]
+    factual = qas["factual"]
+    assert factual.question == "According to Acme Trading v Borealis Shipping, what is the damages?"
+    assert factual.facts == ["HK$75,000"] and factual.qualifiers == []
+    assert factual.gold_passage_id == "doc/1.1.1" and factual.family == "doc/1.1"
+    assert qas["rule"].facts == ["clause 7(b)"] and qas["rule"].gold_passage_id == "doc/2.1.1"
+    assert qas["rule"].question == (
+        "According to Acme Trading v Borealis Shipping, "
+        'which provisions does the part headed "Heading 2.1.1" '
+        "rely on?"
     )
-    [qa] = make_questions([zh], split_passages([zh], 0, 1500), 1, KINDS, seed=1)
-    assert qa.question == "根据《陈某诉李某》，租金是什么？" and qa.facts == ["八千元"]
+    assert qas["yesno"].facts[0] in ("Yes", "No") and qas["yesno"].gold_passage_id == "doc/1.1.1"
+    # No annotated fields and no cited authority: no questions; a kind list without factual gives the others.
+    assert make_questions([_decision("x", [("s1", "Text only.")])], [], 2, KINDS, seed=1) == []
+    assert [q.kind for q in make_questions([d], passages, 1, ["rule"], seed=1)] == ["rule"]
+
+
+# A small Chinese penalty decision: three sections, typed exact fields (one of them too short to locate a
+# passage, one that is also in the title).
+ZH_SECTIONS = [
+    (
+        "s1",
+        "经查明，张某某于2011年5月3日获悉华兴股份重大资产重组的内幕信息，并于次日使用本人账户买入该公司"
+        "股票共计120,000股。",
+    ),
+    ("s2", "张某某的上述行为违反了《证券法》第七十三条的规定，构成《证券法》第二百零二条所述的内幕交易行为。"),
+    (
+        "s3",
+        "本会决定没收张某某违法所得4,665,091.79元，并处以4,665,091.79元罚款。当事人如对本处罚决定不服，"
+        "可在收到本决定书之日起六十日内申请行政复议。",
+    ),
+]
+ZH_TITLE = "中国证监会对张某某内幕交易案的行政处罚决定书"
+
+
+def _zh_decision(fields: dict[str, str], types: dict[str, str], date: str = "", **extra) -> Decision:
+    d = _decision("zh-1", ZH_SECTIONS, language="zh", title=ZH_TITLE, fields=fields, field_types=types,
+                  **extra)
+    d.date = date
+    for section, heading in zip(d.sections, ("违法事实", "处罚依据", "处罚决定"), strict=True):
+        section.heading = heading
+    return d
+
+
+def _zh_questions(d: Decision, kinds=KINDS, n=12) -> tuple[list[QA], Counter]:
+    stats: Counter = Counter()
+    return make_questions([d], split_passages([d], 0, 1500), n, kinds, seed=3, stats=stats), stats
+
+
+def test_chinese_decision_gets_chinese_questions_of_every_kind():
+    d = _zh_decision(
+        {"违法所得": "4,665,091.79元", "知悉日期": "2011年5月3日", "买入股数": "120,000股"},
+        {"违法所得": "money", "知悉日期": "date", "买入股数": "number"},
+        field_kinds={"违法所得": "exact", "知悉日期": "exact", "买入股数": "exact"},
+    )
+    qas, stats = _zh_questions(d)
+    by_q = {q.question: q for q in qas}
+    frame = f"根据《{ZH_TITLE}》，"
+    factual = by_q[f"{frame}违法所得是多少？"]
+    assert (factual.kind, factual.facts, factual.gold_passage_id) == ("factual", ["4,665,091.79元"], "zh-1/s3")
+    assert factual.answer == "违法所得为4,665,091.79元。"
+    assert by_q[f"{frame}知悉日期是哪一天？"].facts == ["2011年5月3日"]
+    rule = by_q[f"{frame}“处罚依据”部分援引了哪些法律规定？"]
+    assert rule.kind == "rule" and rule.facts == ["《证券法》第七十三条", "《证券法》第二百零二条"]
+    assert rule.answer == "该部分援引了《证券法》第七十三条、《证券法》第二百零二条。"
+    # Yes/no: the true value asked (Yes) or one digit changed (No, the true value becomes a fact).
+    no = by_q[f"{frame}知悉日期是否为2011年5月4日？"]
+    assert (no.kind, no.facts, no.gold_passage_id) == ("yesno", ["No", "2011年5月3日"], "zh-1/s1")
+    assert no.answer == "否。知悉日期为2011年5月3日，而非2011年5月4日。"
+    yes = by_q[f"{frame}违法所得是否为4,665,091.79元？"]
+    assert (yes.facts, yes.answer) == (["Yes"], "是。违法所得为4,665,091.79元。")
+    assert {q.kind for q in qas} == {"factual", "yesno", "rule"}
+    for q in qas:
+        assert not any(contains(q.question, f) for f in q.facts if f not in ("Yes", "No"))
+        assert not re.search("[A-Za-z]", q.question + q.answer)
+    assert stats["answer_in_question"] == 0
+
+
+def test_a_question_that_contains_its_answer_is_dropped_and_counted():
+    # The party's name is in the title, and there is no date to name the decision by instead.
+    d = _zh_decision({"违法行为人": "张某某", "罚没": "4,665,091.79元"}, {"违法行为人": "name", "罚没": "money"})
+    d.sections = d.sections[2:]  # the name now appears in one passage only
+    qas, stats = _zh_questions(d, ["factual"], n=2)
+    assert [q.facts for q in qas] == [["4,665,091.79元"]]
+    assert stats["answer_in_question"] == 1
+    # With a date the decision is named by its date instead, and the question is kept.
+    d.date = "2011年8月1日"
+    qas, stats = _zh_questions(d, ["factual"], n=2)
+    named = [q for q in qas if q.facts == ["张某某"]]
+    assert [q.question for q in named] == ["在2011年8月1日作出的这份决定中，违法行为人是谁？"]
+    assert stats["answer_in_question"] == 0
+
+
+def test_a_two_character_fact_is_dropped_and_counted():
+    d = _zh_decision({"证券简称": "华兴"}, {"证券简称": "name"})
+    qas, stats = _zh_questions(d, ["factual", "yesno"])
+    assert qas == [] and stats["fact_not_distinctive"] == 2  # the factual and the yes/no question
+
+
+def test_a_fact_in_several_passages_locates_no_gold_and_is_counted():
+    d = _zh_decision({"当事人": "张某某"}, {"当事人": "name"}, date="2011年8月1日")
+    qas, stats = _zh_questions(d, ["factual"])
+    assert qas == [] and stats["gold_not_unique"] == 1
+
+
+def test_paraphrase_check_counts_chinese_characters():
+    assert longest_shared_ngram("违法所得是多少？", "没收违法所得4,665,091.79元", "zh") == 4
+    assert longest_shared_ngram("罚款4,665,091.79元吗", "处以4,665,091.79元罚款", "zh") == 2  # number + 元
+    # Without spaces the English measure sees one word per run: the check would be inert.
+    assert longest_shared_ngram("违法所得是多少", "没收违法所得") == 0
+    # A label that copies 11 characters of the gold passage (limit 2 x 4 characters) is dropped.
+    d = _zh_decision({"本会决定没收张某某违法所得": "4,665,091.79元"}, {"本会决定没收张某某违法所得": "money"})
+    qas, stats = _zh_questions(d, ["factual"])
+    assert qas == [] and stats["copies_gold_wording"] == 1
+
+
+def test_fields_without_kinds_use_their_types_or_leave_rule_questions_only():
+    typed_only = _zh_decision({"违法所得": "4,665,091.79元"}, {"违法所得": "money"})
+    qas, stats = _zh_questions(typed_only, ["factual"])
+    assert [q.facts for q in qas] == [["4,665,091.79元"]] and stats["fields_undeclared"] == 0
+    bare = _zh_decision({"违法所得": "4,665,091.79元"}, {})
+    qas, stats = _zh_questions(bare)
+    assert [q.kind for q in qas] == ["rule"] and stats["fields_undeclared"] == 1
+
+
+def test_perturbed_values_for_no_questions():
+    assert perturb("4,665,091.79元", "money") == "5,665,091.79元"
+    assert perturb("2011年5月3日", "date") == "2011年5月4日"
+    assert perturb("HK$95,000", "money") == "HK$85,000"
+    assert perturb("八千元", "money") == "九千元"
+    assert perturb("张某某", "name") is None
+
+
+def test_parties_get_their_own_questions():
+    d = _zh_decision({}, {"罚款": "money"})
+    d.parties = [Party("张某某", {"罚款": "4,665,091.79元"})]
+    d.field_types = {"罚款": "money"}
+    d.sections = d.sections[2:]
+    qas, _ = _zh_questions(d, ["factual"])
+    assert [(q.question, q.facts) for q in qas] == [(f"根据《{ZH_TITLE}》，张某某的罚款是多少？", ["4,665,091.79元"])]
+
+
+def test_english_synthetic_questions_are_unchanged(built):
+    # Captured before the Chinese templates and the new checks: the English default stays byte-identical.
+    assert [(q.id, q.question, q.facts, q.gold_passage_id) for q in built[2][:4]] == [
+        ("syn-0001/q1", "What monthly rent did Wong Chi-keung pay for the premises?",
+         ["HK$17,500", "24 September 2016"], "syn-0001/s1"),
+        ("syn-0001/q2", "Is Edmund Siu Man-kit entitled to possession of the home let to Wong Chi-keung?",
+         ["Yes"], "syn-0001/s6"),
+        ("syn-0002/q1", "Can Law Investment Limited get the premises back from Chow Hiu-tung?", ["No"], "syn-0002/s5"),
+        ("syn-0002/q2", "What rule applies to forfeiting the lease held by Chow Hiu-tung when rent goes unpaid?",
+         ["clause 11(a)", "14 days"], "syn-0002/s4"),
+    ]  # fmt: skip
 
 
 def test_bad_kind_list_is_rejected():
@@ -295,7 +438,8 @@ def test_stage_end_to_end(tmp_path, monkeypatch, capsys):
     qas = read_records(tmp_path / "data/interim/qa.jsonl", QA)
     assert len(qas) == n * raw["corpus"]["questions_per_decision"]
     assert {q.gold_passage_id for q in qas} <= {p.id for p in passages}
-    assert f"{len(passages)} passages, {len(qas)} questions" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{len(passages)} passages, {len(qas)} questions" in out and "candidate questions dropped:" in out
     before = (tmp_path / "data/interim/qa.jsonl").read_bytes()
     stage.main([])
     assert (tmp_path / "data/interim/qa.jsonl").read_bytes() == before

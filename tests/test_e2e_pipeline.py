@@ -46,6 +46,21 @@ def test_repro_builds_pairs_with_every_dimension(smoke_repo: Path):
     assert (smoke_repo / "reports/report.md").stat().st_size > 0
 
 
+def test_dpo_moves_the_model_in_the_direction_of_its_pairs(smoke_repo: Path):
+    """On the seeded sample of training pairs the score stage reads (a subset of the pairs the run trained
+    on), the DPO adapter raises chosen over rejected relative to the base model."""
+    train_ids = {p["id"] for p in read_jsonl(smoke_repo / "data/processed/pairs/train.jsonl")}
+    scores = [s for s in read_jsonl(smoke_repo / "data/scores/dpo-pairs-s0/pairs.jsonl")
+              if s["scoring"] == "ref_sum" and s["pair_id"] in train_ids]
+    assert scores
+    mean_margin = sum(s["margin"] for s in scores) / len(scores)
+    accuracy = sum(s["correct"] for s in scores) / len(scores)
+    assert mean_margin > 0 and accuracy > 0.5, (mean_margin, accuracy)
+    curve = (smoke_repo / "reports/training/dpo-pairs-s0.csv").read_text().splitlines()
+    header, last = curve[0].split(","), curve[-1].split(",")
+    assert float(last[header.index("rewards_margins")]) > 0
+
+
 def test_irac_stage_scores_the_rule_baseline_on_every_annotated_decision(smoke_repo: Path):
     decisions = read_jsonl(smoke_repo / "data/raw/decisions.jsonl")
     metrics = json.loads((smoke_repo / "reports/irac_metrics.json").read_text())

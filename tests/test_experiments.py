@@ -59,7 +59,7 @@ def lock_outs(repo: Path) -> dict[str, str]:
 def test_exp_run_beta_reruns_only_train_and_downstream(exp_repo: Path):
     listed = run(["dvc", "stage", "list", "--name-only"], exp_repo).stdout.split()
     train_stages = {name for name in listed if name.startswith("train@")}
-    assert len(train_stages) == 4  # objective {dpo, sft} x corpus {pairs, pairs_aug} x seed {0}
+    assert len(train_stages) == 4  # train.runs of the smoke profile: {dpo, sft} x {pairs, pairs_aug}, seed 0
     before = lock_outs(exp_repo)
 
     out = run(["dvc", "exp", "run", "-S", "train.beta=0.2"], exp_repo).stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -78,6 +79,38 @@ def test_offline_panel_answers_and_refuses_from_what_the_context_holds(tmp_path)
     # Every record passes the schema (ids are safe, fields typed).
     write_records(tmp_path / "c.jsonl", candidates)
     assert read_records(tmp_path / "c.jsonl", Candidate) == candidates
+
+
+ZH_PASSAGES = [
+    Passage("z/p0", "z", "z", "处罚决定", "本会决定没收张某某违法所得4,665,091.79元，并处以同等金额的罚款。"),
+    Passage("z/p1", "z", "z", "违法事实", "张某某于2011年5月3日获悉重组信息，次日买入华兴股份股票120,000股。"),
+    Passage("y/p0", "y", "y", "裁决", "出租人李某不得扣留租客押金，审裁处驳回其反申索。"),
+]
+ZH_QAS = [
+    QA("zq1", "根据《张某某内幕交易案》，违法所得是多少？", "违法所得为4,665,091.79元。", "z/p0", "z", "factual",
+       ["4,665,091.79元"], []),
+    QA("zq2", "根据《张某某内幕交易案》，是否没收张某某的违法所得？", "是。", "z/p0", "z", "yesno", ["Yes"], []),
+]  # fmt: skip
+ZH_CONTEXTS = [
+    Context("zq1/gold_plus_random", "zq1", "gold_plus_random", True, ["y/p0", "z/p0"], 1),
+    Context("zq1/random_context", "zq1", "random_context", False, ["y/p0"], None),
+    Context("zq2/gold_plus_random", "zq2", "gold_plus_random", True, ["z/p1", "z/p0"], 1),
+]
+
+
+def test_offline_panel_answers_chinese_questions_in_chinese(tmp_path):
+    gens = [make_generator(f"offline:{s}") for s in ("cautious", "confident", "terse", "verbose")]
+    requests = stage.build_requests(
+        ZH_CONTEXTS, {p.id: p for p in ZH_PASSAGES}, {q.id: q for q in ZH_QAS}, GenerateParams(), seed=13
+    )
+    candidates, _ = stage.generate_candidates(requests, gens, tmp_path, progress=False)
+    by_id = {c.id: c.text for c in candidates}
+    for g in gens:
+        assert "4,665,091.79元" in by_id[f"zq1/gold_plus_random/{g.name}"]
+        assert by_id[f"zq1/random_context/{g.name}"] == "所提供的段落没有足够的信息来回答这个问题。"
+        assert by_id[f"zq2/gold_plus_random/{g.name}"].startswith("是。")
+    # Chinese answers carry no Latin letters: no English template text around the Chinese.
+    assert not [t for t in by_id.values() if re.search("[A-Za-z]", t)]
 
 
 class Flaky:

@@ -262,3 +262,134 @@ def test_real_minilm_separates_paraphrase_from_unrelated_at_tau():
     }
     case = score_fields(predicted, reference, {}, minilm, TAU)
     assert case.per_field == {"arrears": False, "possession": True, "suspension": True}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Chinese decisions with declared types, several parties, and the embedding model's language coverage.
+
+from test_irac_rule import zh_decision, zh_two_parties  # noqa: E402
+
+from pipeline.irac import evaluate  # noqa: E402
+from pipeline.params import from_dict  # noqa: E402
+from pipeline.records import IracOutput  # noqa: E402
+from pipeline.retrieval.coverage import CoverageError, check_coverage, unknown_token_rate  # noqa: E402
+
+# A system that copies the reference values but writes them its own way (hand-reformatted, per field).
+COPIED = {
+    ("zh-1", ""): {"违法所得": "4665091.79", "罚款金额": "人民币13995275.37元", "买入日期": "2011-04-08",
+                   "内幕信息公开日": "3 May 2011", "决定日期": "2013.6.20", "买入股数": "1,200,000",
+                   "当事人": "张 某", "没收违法所得": "有"},
+    ("zh-2", "李某"): {"违法所得": "876325.5", "罚款金额": "262.89765万元", "买入日期": "二〇一五年九月二日",
+                      "内幕信息公开日": "2015年10月9日", "决定日期": "2016-03-18", "买入股数": "350,000"},
+    ("zh-2", "王某"): {"违法所得": "312000", "罚款金额": "936,000", "买入日期": "7 September 2015",
+                      "内幕信息公开日": "October 9, 2015", "决定日期": "2016年3月18日", "买入股数": "12.6万股"},
+}  # fmt: skip
+MONEY_DATE = {"违法所得", "罚款金额", "买入日期", "内幕信息公开日", "决定日期"}
+
+
+def copied_items(decisions, typed=True):
+    items = []
+    for d in decisions:
+        for party, reference in d.references():
+            items.append((d.id, d.case_type, COPIED[(d.id, party)], reference, d.field_kinds,
+                          d.field_types if typed else {}, party))  # fmt: skip
+    return items
+
+
+def test_copying_the_reference_in_other_formats_is_exact_on_typed_chinese_money_and_dates():
+    decisions = [zh_decision(), zh_two_parties()]
+    cases = score_fields_batch(copied_items(decisions), BagOfWords(), TAU)
+    assert [(c.decision_id, c.party) for c in cases] == [("zh-1", ""), ("zh-2", "李某"), ("zh-2", "王某")]
+    money_date = [ok for c in cases for name, ok in c.per_field.items() if name in MONEY_DATE]
+    assert len(money_date) == 15 and sum(money_date) / len(money_date) > 0.9
+    # Every copied field is right (8 + 6 + 6 = 20 exact fields), so each (decision, party) scores 1.
+    assert [c.overall for c in cases] == [1.0, 1.0, 1.0]
+    assert sum(c.exact_correct for c in cases) == sum(c.exact_total for c in cases) == 20
+    # The same copies scored as old untyped data: 9 dates, 3 share counts and the 2 amounts written with 元
+    # on both sides still match; the 4 bare amounts, "有" for "是" and "张 某" for "张某" do not: 14 of 20.
+    untyped = score_fields_batch(copied_items(decisions, typed=False), BagOfWords(), TAU)
+    assert sum(c.exact_correct for c in untyped) == 14
+
+
+def test_cases_are_decision_party_pairs_averaged_equally():
+    d = zh_two_parties()
+    predicted = {"违法所得": "876,325.50元", "罚款金额": "1元"}  # right for 李某 only
+    # Scored against 李某: overlap 2 fields, 1 right -> 0.5; against 王某: both wrong -> 0.0.
+    items = [(d.id, d.case_type, predicted, ref, d.field_kinds, d.field_types, party) for party, ref in d.references()]
+    cases = score_fields_batch(items, BagOfWords(), TAU)
+    assert [(c.party, c.overall) for c in cases] == [("李某", 0.5), ("王某", 0.0)]
+    assert summarise_fields(cases, resamples=50)["overall_accuracy"]["mean"] == pytest.approx(0.25)
+
+
+def params(**irac):
+    return from_dict({"irac": {"bootstrap_resamples": 50, **irac}})
+
+
+def test_stage_metrics_score_each_party_and_report_per_language():
+    zh1, zh2 = zh_decision(), zh_two_parties()
+    en = Decision_en()
+    outputs = [
+        IracOutput("fields/copy/standard/zh-1", "zh-1", "fields", "copy", "standard", COPIED[("zh-1", "")], None, "ok"),
+        IracOutput("fields/copy/standard/zh-2/p0", "zh-2", "fields", "copy", "standard", COPIED[("zh-2", "李某")], None, "ok", party="李某"),
+        IracOutput("fields/copy/standard/zh-2/p1", "zh-2", "fields", "copy", "standard", {"违法所得": "1元"}, None, "ok", party="王某"),
+        IracOutput("fields/copy/standard/en-1", "en-1", "fields", "copy", "standard", {"penalty_amount": "960000"}, None, "ok"),
+    ]  # fmt: skip
+    sims = {"zh": BagOfWords(), "en": BagOfWords()}
+    result = evaluate.metrics(outputs, [], [zh1, zh2, en], params(tasks=["fields"]), sims)
+    entry = result["fields"]["copy/standard"]
+    assert result["cases"] == 4 and result["languages"] == {"en": 1, "zh": 2}
+    assert entry["cases"] == 4
+    zh = entry["by_language"]["zh"]
+    # zh-1 8/8 and 李某 6/6 right; 王某: only 违法所得 filled, wrong -> overall (1 + 1 + 0) / 3.
+    assert zh["cases"] == 3 and zh["overall_accuracy"]["mean"] == pytest.approx(2 / 3)
+    assert zh["exact"] == {"correct": 14, "total": 15, "accuracy": 14 / 15}
+    # en: "960000" against the money field "HK$960,000" is right once the type is declared.
+    assert entry["by_language"]["en"]["exact"] == {"correct": 1, "total": 1, "accuracy": 1.0}
+    assert sims["zh"].calls == [] and sims["en"].calls == []  # no semantic field was compared
+
+
+def Decision_en():
+    from pipeline.records import Decision, Section
+
+    return Decision("en-1", "t", "en", "insider_trading", "Re Chan", "", "A penalty of HK$960,000.",
+                    [Section("s", "Orders", "A penalty of HK$960,000.")], {"penalty_amount": "HK$960,000"},
+                    {"penalty_amount": "exact"}, field_types={"penalty_amount": "money"})  # fmt: skip
+
+
+class CharTokenizer:
+    """A WordPiece-like tokenizer that knows ASCII only: every other character is its unknown token."""
+
+    unk_token_id = 0
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": [0 if ord(ch) > 127 else ord(ch) for ch in text if not ch.isspace()]}
+
+
+def test_unknown_token_rate_is_the_share_of_unknown_tokens():
+    assert unknown_token_rate(CharTokenizer(), ["ab张c", "某"]) == pytest.approx(2 / 5)
+    assert unknown_token_rate(CharTokenizer(), ["", "  "]) == 0.0
+
+
+def test_a_model_that_does_not_cover_chinese_stops_with_the_param_to_set():
+    decisions = [zh_decision()]
+    with pytest.raises(CoverageError, match=r"irac\.embedding_models\.zh") as err:
+        evaluate.check_languages(decisions, params(), tokenizer_for=lambda model: CharTokenizer())
+    assert "'minilm'" in str(err.value) and "irac.allow_uncovered_language" in str(err.value)
+    # A model named for zh is the one checked; the opt-in accepts the poor coverage and reports the rate.
+    seen = []
+    evaluate.check_languages(decisions, params(embedding_models={"zh": "multi"}, allow_uncovered_language=True),
+                             tokenizer_for=lambda model: seen.append(model) or CharTokenizer())  # fmt: skip
+    assert seen == ["multi"]
+
+
+def test_the_bundled_english_minilm_does_not_cover_chinese_but_covers_english():
+    """Loads only the tokenizer of the MiniLM model shipped in the local package (no download)."""
+    from pipeline.retrieval.coverage import load_tokenizer
+
+    tokenizer = load_tokenizer("minilm")
+    zh = zh_decision()
+    with pytest.raises(CoverageError, match=r"irac\.embedding_models\.zh"):
+        check_coverage("minilm", "zh", [zh.text], 0.05, "irac.embedding_models.zh", "irac.allow_uncovered_language", tokenizer)
+    assert unknown_token_rate(tokenizer, [zh.text]) > 0.3
+    rates = evaluate.check_languages([Decision_en()], params(), tokenizer_for=lambda model: tokenizer)
+    assert rates == {"en": 0.0}

@@ -15,6 +15,7 @@ from pipeline.irac.normalize import (
     fmt,
     mentions,
     normalize,
+    typed_key,
     values_in,
     zh_number,
 )
@@ -204,3 +205,84 @@ def _to_chinese(n: int) -> str:
     if low:
         text += ("零" if low < 1000 else "") + below_10000(low, False)
     return text
+
+
+# ---------------------------------------------------------------------------------------------------
+# Declared types (Decision.field_types): the comparison a typed field gets.
+
+TYPED_SAME = [
+    ("money", "4,665,091.79元", "4,665,091.79"),
+    ("money", "人民币4665091.79元", "4,665,091.79元"),
+    ("money", "4665091.79", "4,665,091.79元"),
+    ("money", "466.5万元", "4,665,000元"),
+    ("money", "人民币四百六十六万五千元", "4,665,000"),
+    ("money", "1.2亿元", "120,000,000"),
+    ("money", "3千元", "3000"),
+    ("money", "HK$960,000", "960000"),
+    ("number", "120万股", "1,200,000"),
+    ("number", "12.6万", "126,000股"),
+    ("date", "2011年5月3日", "2011-05-03"),
+    ("date", "3 May 2011", "2011年5月3日"),
+    ("date", "二〇一一年五月三日", "May 3, 2011"),
+    ("yesno", "是", "Yes"),
+    ("yesno", "有", "yes"),
+    ("yesno", "否", "No"),
+    ("yesno", "无", "no"),
+    ("name", "张 三", "张三"),
+    ("name", "Chan Tai-man", "chan taiman"),
+    ("name", "“李某”", "李某"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value_type", "a", "b"), TYPED_SAME)
+def test_typed_values_match_across_formats(value_type, a, b):
+    assert exact_match(a, b, value_type)
+    assert exact_match(b, a, value_type)
+
+
+TYPED_DIFFERENT = [
+    ("money", "4,665,091.79元", "4,665,091.78"),
+    ("money", "HK$3,000", "RMB3,000"),  # two different currencies are a mismatch, one missing is not
+    ("money", "466.5万元", "466.5元"),
+    ("number", "120万股", "120"),
+    ("date", "2011年5月3日", "2011-05-04"),
+    ("date", "2011年5月", "2011-05-01"),  # a month is not a day
+    ("yesno", "是", "No"),
+    ("yesno", "有", "无"),
+    ("name", "张三", "张四"),
+    ("money", "违法所得100元，罚款300元", "100"),  # two amounts: not one value of the type
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value_type", "a", "b"), TYPED_DIFFERENT)
+def test_typed_values_that_differ_do_not_match(value_type, a, b):
+    assert not exact_match(a, b, value_type)
+    assert not exact_match(b, a, value_type)
+
+
+def test_without_a_declared_type_the_old_strict_comparison_stays():
+    # Old data without field_types: money and a bare number differ (the reading cannot know the type).
+    assert not exact_match("4,665,091.79元", "4,665,091.79")
+    assert not exact_match("是", "有")
+    assert exact_match("4,665,091.79元", "人民币4665091.79元")
+
+
+def test_typed_keys():
+    assert typed_key("人民币4,665,091.79元", "money") == "CNY:4665091.79"
+    assert typed_key("4,665,091.79", "money") == ":4665091.79"
+    assert typed_key("120万股", "number") == "1200000"
+    assert typed_key("三年", "number") is None  # a duration is not a number
+    assert typed_key("2011年5月3日", "date") == "date:2011-05-03"
+    assert typed_key("maybe", "yesno") is None
+
+
+def test_typed_mentions_in_a_chinese_analysis():
+    analysis = "经查，张某于2011年4月8日买入120万股，违法所得4,665,091.79元。我会决定：并处以466.5万元罚款。"
+    assert mentions(analysis, "4665091.79", "money")
+    assert mentions(analysis, "4,665,000", "money")
+    assert mentions(analysis, "2011-04-08", "date")
+    assert mentions(analysis, "1,200,000", "number")
+    assert mentions(analysis, "张 某", "name")
+    assert not mentions(analysis, "4,665,091.78", "money")
+    assert not mentions(analysis, "2011-04-09", "date")
+    assert not mentions(analysis, "4665091.79")  # untyped: a bare number is not the money in the text

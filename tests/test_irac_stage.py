@@ -100,3 +100,37 @@ def test_select_keeps_annotated_decisions_in_id_order_up_to_the_limit():
     decisions[1].fields = {}
     chosen = stage.select(list(reversed(decisions)), 3)
     assert [d.id for d in chosen] == sorted(d.id for d in decisions if d.fields)[:3]
+
+
+def zh_files(tmp_path: Path, irac: dict) -> list[str]:
+    from test_irac_rule import zh_decision, zh_two_parties
+
+    decisions = [zh_decision(), zh_two_parties()]
+    (tmp_path / "decisions.jsonl").write_text("".join(dumps(d) + "\n" for d in decisions), encoding="utf-8")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"irac": {"bootstrap_resamples": 50, **irac}}), encoding="utf-8")
+    return [
+        "--params", str(tmp_path / "params.yaml"), "--decisions", str(tmp_path / "decisions.jsonl"),
+        "--out", str(tmp_path / "irac"), "--cache-dir", str(tmp_path / "cache"), "--reports", str(tmp_path / "reports"),
+    ]  # fmt: skip
+
+
+def test_chinese_decisions_with_the_english_only_model_stop_before_any_work(tmp_path):
+    with pytest.raises(SystemExit, match=r"irac\.embedding_models\.zh") as err:
+        stage.main(zh_files(tmp_path, {}))
+    assert "'minilm'" in str(err.value) and "'zh'" in str(err.value)
+    assert not (tmp_path / "irac").exists() and not (tmp_path / "reports").exists()
+
+
+def test_chinese_decisions_run_per_party_when_the_user_opts_in(tmp_path):
+    stage.main(zh_files(tmp_path, {"allow_uncovered_language": True}))
+    outputs = [json.loads(x) for x in (tmp_path / "irac/outputs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(o["id"] for o in outputs if o["task"] == "fields") == [
+        "fields/rule/standard/zh-1", "fields/rule/standard/zh-2/p0", "fields/rule/standard/zh-2/p1",
+    ]  # fmt: skip
+    assert all(o["status"] == "ok" and o["analysis"] for o in outputs if o["task"] == "analysis")
+    metrics = json.loads((tmp_path / "reports/irac_metrics.json").read_text(encoding="utf-8"))
+    assert metrics["cases"] == 3
+    zh = metrics["fields"]["rule/standard"]["by_language"]["zh"]
+    assert zh["cases"] == 3 and zh["exact"]["accuracy"] > 0.8
+    assert metrics["analysis"]["rule/standard"]["by_language"]["zh"]["recall"]["mean"] > 0.5
+    assert "| rule | standard | zh | 3 |" in (tmp_path / "reports/irac.md").read_text(encoding="utf-8")

@@ -393,3 +393,157 @@ def test_llm_judge_from_params_spec_with_cache(tmp_path):
     assert judge2.judge([item("HK$24,000.")]) == labels
     judge2.generator.close()
     assert again.prompts == []
+
+
+# ------------------------------------------------------------------------------------------- Chinese
+ZH_REFUSAL = Params().generate.refusal_for("zh")
+ZH_GOLD = Passage(
+    "z1/p2",
+    "z1",
+    "z1",
+    "处罚决定",
+    "证监会决定没收张某违法所得4,665,091.79元，并处以100万元罚款。张某的辩解不能成立，证监会不予采纳。",
+)
+ZH_OTHER = Passage(
+    "z2/p1", "z2", "z2", "事实", "李某系乙公司财务总监，于2011年5月3日卖出所持股票，避免损失约120万元。"
+)
+ZH_FACTUAL = QA(
+    "zq1",
+    "证监会没收了张某多少违法所得？",
+    "证监会没收张某违法所得4,665,091.79元。",
+    "z1/p2",
+    "z1",
+    "factual",
+    ["4,665,091.79元"],
+    [],
+)
+ZH_YESNO = QA(
+    "zq2",
+    "张某的辩解是否被证监会采纳？",
+    "否。张某的辩解不能成立，证监会不予采纳。",
+    "z1/p2",
+    "z1",
+    "yesno",
+    ["否"],
+    [],
+)
+ZH_RULE = QA(
+    "zq3",
+    "证监会对张某作出了哪些处罚？",
+    "证监会没收张某的违法所得，并处以罚款。",
+    "z1/p2",
+    "z1",
+    "rule",
+    ["没收违法所得", "罚款"],
+    ["并处以100万元罚款"],
+)
+
+
+def zh_dims(judge: RuleJudge, text: str, qa: QA = ZH_FACTUAL) -> tuple:
+    cand = Candidate("zq/ctx/offline:x", "zq/ctx", "offline:x", text, "stop")
+    lab = judge.judge_one(JudgeItem(cand, qa, (ZH_GOLD, ZH_OTHER), True, ZH_REFUSAL))
+    return lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_chinese_verbatim_gold_quote_is_fully_supported(judge):
+    quote = "证监会决定没收张某违法所得4,665,091.79元，并处以100万元罚款。"
+    assert zh_dims(judge, quote) == ("attempted", "fully_supported", "correct", "complete")
+    assert zh_dims(judge, quote, ZH_RULE) == ("attempted", "fully_supported", "correct", "complete")
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+@pytest.mark.parametrize(
+    "text",
+    [
+        ZH_REFUSAL,
+        "所提供的段落没有足够的信息回答这个问题。",  # a close paraphrase of the configured sentence
+        "根据所给材料，无法确定没收的金额。",
+        "段落中没有提及这一点。",
+    ],
+)
+def test_chinese_refusal_is_abstained(judge, text):
+    assert zh_dims(judge, text)[0] == "abstained"
+
+
+def test_chinese_hedge_then_answer_is_attempted():
+    text = "段落没有提及具体细节，但证监会决定没收张某违法所得4,665,091.79元。"
+    assert zh_dims(STRICT, text)[:3] == ("attempted", "fully_supported", "correct")
+    # The configured refusal followed by an answer is still an attempt.
+    text = ZH_REFUSAL + "但是，证监会决定没收张某违法所得4,665,091.79元。"
+    assert zh_dims(STRICT, text)[:3] == ("attempted", "fully_supported", "correct")
+    # A statement that something was not disclosed is an answer, not a refusal.
+    assert not m.has_refusal("公司未披露该信息。")
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_chinese_missing_fact_is_incorrect(judge):
+    # Supported by the passage, but the amount asked for is missing.
+    assert zh_dims(judge, "证监会决定没收张某违法所得。")[:3] == ("attempted", "fully_supported", "incorrect")
+    # The rule question's facts: a penalty without the confiscation misses one of them.
+    assert zh_dims(STRICT, "证监会对张某处以100万元罚款。", ZH_RULE)[2] == "incorrect"
+    # A wrong amount contradicts the passage and is incorrect.
+    assert zh_dims(judge, "证监会决定没收张某违法所得5,000,000元。")[2] == "incorrect"
+
+
+def test_chinese_fact_without_latin_words_is_not_present_by_default():
+    assert not STRICT.fact_present("没收违法所得", "证监会对张某处以罚款。", "zh")
+    assert STRICT.fact_present("没收违法所得", "证监会决定没收其违法所得。", "zh")
+
+
+def test_chinese_negation_sets_polarity():
+    assert m.is_negative("证监会不予采纳", "zh") and m.is_negative("张某未提出异议", "zh")
+    assert m.is_negative("法院驳回了上诉", "zh") and m.is_negative("张某没有买入股票", "zh")
+    # 是否 (whether), 没收 (confiscate), 无论 (regardless) negate nothing.
+    assert not m.is_negative("张某的辩解是否被采纳？", "zh")
+    assert not m.is_negative("证监会没收违法所得", "zh")
+    assert not m.is_negative("无论如何", "zh")
+    # Strict checks it: the opposite of the gold sentence contradicts it; the right No is correct.
+    assert zh_dims(STRICT, "张某的辩解成立，证监会予以采纳。", ZH_YESNO)[1:3] == ("contradicted", "incorrect")
+    assert zh_dims(STRICT, "是。证监会采纳了张某的辩解。", ZH_YESNO)[2] == "incorrect"
+    assert zh_dims(STRICT, "否。张某的辩解不能成立，证监会不予采纳。", ZH_YESNO)[1:3] == (
+        "fully_supported",
+        "correct",
+    )
+
+
+def test_chinese_amounts_and_dates_match_across_formats():
+    assert m.numbers("4,665,091.79元", "zh") == m.numbers("4665091.79", "zh") == {"4665091.79"}
+    assert m.numbers("100万元", "zh") == m.numbers("1,000,000元", "zh") == {"1000000"}
+    assert m.numbers("2011年5月3日", "zh") == {"2011-05-03"}
+    assert STRICT.fact_present("4,665,091.79元", "没收违法所得人民币4665091.79元", "zh")
+    assert zh_dims(STRICT, "证监会决定没收张某违法所得4665091.79元。")[:3] == (
+        "attempted",
+        "fully_supported",
+        "correct",
+    )
+
+
+def test_chinese_yes_no_leads():
+    assert m.lead_polarity("是，证监会采纳了。", "zh") == "yes"
+    assert m.lead_polarity("否。", "zh") == "no" and m.lead_polarity("不是，", "zh") == "no"
+    assert m.lead_polarity("是否采纳尚不清楚。", "zh") is None
+    assert m.strip_lead("否。张某的辩解不能成立。", "zh") == "张某的辩解不能成立。"
+
+
+def test_chinese_fluent_answer_is_not_degenerate():
+    assert not m.degenerate("证监会决定没收张某违法所得4,665,091.79元，并处以100万元罚款。")
+    assert m.degenerate("罚款罚款罚款罚款罚款罚款罚款罚款")
+
+
+def test_judge_items_pick_the_refusal_of_the_question_language():
+    from pipeline.judges.inputs import Corpus, judge_items
+    from pipeline.records import Context
+
+    contexts = {
+        "q1/v": Context("q1/v", "q1", "v", True, ["d1/p1"], 0),
+        "zq1/v": Context("zq1/v", "zq1", "v", True, ["z1/p2"], 0),
+    }
+    candidates = [Candidate(f"{c}/g", c, "g", "x", "stop") for c in contexts]
+    corpus = Corpus(
+        {"d1/p1": GOLD, "z1/p2": ZH_GOLD}, {"q1": FACTUAL, "zq1": ZH_FACTUAL}, contexts, candidates
+    )
+    refusals = Params().generate.refusal_by_language()
+    assert [i.refusal for i in judge_items(corpus, refusals)] == [REFUSAL, ZH_REFUSAL]
+    with pytest.raises(ValueError, match="generate.refusals.zh"):
+        judge_items(corpus, {"en": REFUSAL})

@@ -87,7 +87,10 @@ def test_unknown_keys_are_named(raw, where):
         ({"generate": {"decoding": {"temperature": "hot"}}}, "generate.decoding.temperature: expected float"),
         ({"corpus": {"qa_kinds": "factual"}}, "corpus.qa_kinds: expected a list"),
         ({"corpus": {"qa_kinds": ["factual", 3]}}, r"corpus.qa_kinds\[1\]: expected str"),
-        ({"train": {"seeds": [0, "1"]}}, r"train.seeds\[1\]: expected int"),
+        ({"train": {"runs": ["dpo-pairs-s0", 1]}}, r"train.runs\[1\]: expected str"),
+        ({"train": {"runs": ["dpo-pairs-sx"]}}, r"train.runs\[0\]: run 'dpo-pairs-sx' is not"),
+        ({"train": {"runs": ["ppo-pairs-s0"]}}, r"train.runs\[0\]: run 'ppo-pairs-s0': unknown objective"),
+        ({"train": {"runs": ["dpo-pairs-s0", "dpo-pairs-s0"]}}, "train.runs: a run is listed twice"),
         (
             {"decisions": {"case_mix": {"insider_trading": "a lot"}}},
             "decisions.case_mix.insider_trading: expected float",

@@ -16,19 +16,29 @@ import yaml
 from conftest import tiny_llama_config
 
 from pipeline import params as params_mod
+from pipeline import stats
 from pipeline.io import read_records, write_records
-from pipeline.records import Pair, Score
+from pipeline.prompts import answer_prompt_with_spans
+from pipeline.records import Pair, Passage, Score
+from pipeline.reporting import analysis
 from pipeline.stages import report, score
 
 DIMS = ["refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"]
 
 
+REFUSAL = "The provided passages do not contain enough information to answer this question."
+
+
 def make_pairs(corpus: str, split: str, n: int) -> list[Pair]:
+    """Answer prompts of 2 short or 4 long passages (the long ones need fitting at max_length 400)."""
     out = []
     for i in range(n):
         answer = f"The tenant must give {i + 2} weeks notice in writing under section {i}."
-        refusal = "The provided passages do not contain enough information to answer this question."
-        chosen, rejected = (answer, refusal) if i % 3 else (refusal, answer)
+        chosen, rejected = (answer, REFUSAL) if i % 3 else (REFUSAL, answer)
+        long = i % 3 == 0
+        passages = [Passage(f"d{i}/p{k}", f"d{i}", f"d{i}", "Notice", f"Notice of {i + k} weeks. " * (15 if long else 4))
+                    for k in range(4 if long else 2)]
+        prompt, spans = answer_prompt_with_spans(passages, f"How much notice in case {i}?", REFUSAL)
         out.append(
             Pair(
                 id=f"{corpus}-{split}-{i:03d}",
@@ -38,7 +48,7 @@ def make_pairs(corpus: str, split: str, n: int) -> list[Pair]:
                 answerable=bool(i % 2 == 0),
                 split=split,
                 dimension=DIMS[i % len(DIMS)],
-                prompt=f"Passages:\n\n[1] Notice\nNotice of {i} weeks.\n\nQuestion: {i}?",
+                prompt=prompt,
                 chosen=chosen,
                 rejected=rejected,
                 chosen_generator="offline:a",
@@ -47,6 +57,8 @@ def make_pairs(corpus: str, split: str, n: int) -> list[Pair]:
                 rejected_tokens=len(rejected.split()),
                 augmented=corpus == "pairs_aug",
                 source="test",
+                passage_spans=spans,
+                gold_slot=0 if i % 2 == 0 else None,
             )
         )
     return out
@@ -97,10 +109,11 @@ def project(tmp_path_factory) -> Path:
                         "pairs_in": 30,
                         "capped": 0,
                         "overlong": 2,
-                        "truncated": 2,
+                        "refit": 2,
                         "dropped": 0,
-                        "dropped_unfittable": 0,
                         "pairs_used": 30,
+                        "fit": {"all": {"pairs": 30, "refit": 2, "passages_dropped": 3, "left_out": 0,
+                                        "gold_lost": 0}},
                     },
                 }
             )
@@ -126,7 +139,7 @@ def project(tmp_path_factory) -> Path:
         )
     )
     raw = params_mod.to_dict(params_mod.Params())
-    raw["score"].update(max_pairs=12, batch_tokens=2048, reference_relative=True, max_length=40)
+    raw["score"].update(max_pairs=12, batch_tokens=2048, max_length=400)
     raw["report"].update(bootstrap_resamples=500)
     (root / "params.yaml").write_text(yaml.safe_dump(raw))
     return root
@@ -146,19 +159,17 @@ def scored(project: Path) -> Path:
 
 def test_score_writes_one_record_per_pair_and_scoring(scored: Path):
     meta = json.loads((scored / "data/scores/meta.json").read_text())
-    assert meta["models"] == [
-        "base",
-        "dpo-pairs-s0",
-        "dpo-pairs-s0-refrel",
-        "sft-pairs-s0",
-        "sft-pairs-s0-refrel",
-    ]
-    # max_pairs=12 per split: 12 of 16 test pairs and all 10 val pairs.
-    assert meta["corpora"]["pairs"]["scored"] == 22
-    assert meta["corpora"]["pairs"]["truncated_prompts"] > 0  # max_length=40 cuts some prompts
+    assert meta["models"] == ["base", "dpo-pairs-s0", "sft-pairs-s0"]
+    # max_pairs=12 per split: all 4 train pairs, all 10 val pairs, 12 of 16 test pairs.
+    fit = meta["corpora"]["pairs"]["fit"]["all"]
+    assert fit["pairs"] == 26 and meta["corpora"]["pairs"]["scored"] == 26 - fit["left_out"]
+    assert fit["refit"] > 0 and fit["gold_lost"] == 0  # the long prompts lost distractors, never gold
     records = read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
-    assert len(records) == 44 and {r.scoring for r in records} == {"sum", "mean"}
-    for r in records:
+    n = meta["corpora"]["pairs"]["scored"]
+    assert len(records) == 2 * n and {r.scoring for r in records} == {"sum", "mean"}
+    adapter = read_records(scored / "data/scores/dpo-pairs-s0/pairs.jsonl", Score, unique_key=None)
+    assert {r.scoring for r in adapter} == {"sum", "mean", "ref_sum", "ref_mean"} and len(adapter) == 4 * n
+    for r in records + adapter:
         assert r.margin == pytest.approx(r.chosen - r.rejected)
         assert r.correct == (r.chosen > r.rejected)
     by = {(r.pair_id, r.scoring): r for r in records}
@@ -172,7 +183,7 @@ def test_scores_match_an_independent_plain_computation(scored: Path):
     from pipeline.models import load_base, render_prompt, render_response
 
     model, tok = load_base(scored / "models/base", device="cpu")
-    pair = read_records(scored / "data/processed/pairs/val.jsonl", Pair)[0]
+    pair = read_records(scored / "data/processed/pairs/val.jsonl", Pair)[1]  # short: fits unchanged
     rec = {
         r.scoring: r
         for r in read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
@@ -180,8 +191,7 @@ def test_scores_match_an_independent_plain_computation(scored: Path):
     }
     prompt = tok(render_prompt(tok, pair.prompt), add_special_tokens=False)["input_ids"]
     response = tok(render_response(tok, pair.chosen), add_special_tokens=False)["input_ids"]
-    room = 40 - max(len(response), rec["sum"].rejected_tokens)
-    prompt = prompt[-room:] if len(prompt) > room else prompt
+    assert len(prompt) + max(len(response), rec["sum"].rejected_tokens) <= 400
     with torch.no_grad():
         logp = torch.log_softmax(model(torch.tensor([prompt + response])).logits[0].double(), -1)
     expected = sum(logp[len(prompt) - 1 + t, tok_id].item() for t, tok_id in enumerate(response))
@@ -189,59 +199,63 @@ def test_scores_match_an_independent_plain_computation(scored: Path):
     assert rec["sum"].chosen_tokens == len(response)
 
 
-def test_reference_relative_is_beta_times_the_log_ratio(scored: Path):
-    beta = params_mod.load(scored / "params.yaml").train.beta
+def test_reference_relative_is_the_log_ratio_to_the_base(scored: Path):
     def load(model: str) -> dict:
         path = scored / f"data/scores/{model}/pairs.jsonl"
         return {(r.pair_id, r.scoring): r for r in read_records(path, Score, unique_key=None)}
 
-    base, dpo, rel = load("base"), load("dpo-pairs-s0"), load("dpo-pairs-s0-refrel")
-    for key, r in rel.items():
-        assert r.chosen == pytest.approx(beta * (dpo[key].chosen - base[key].chosen), abs=1e-9)
-        assert r.rejected == pytest.approx(beta * (dpo[key].rejected - base[key].rejected), abs=1e-9)
-    assert any(abs(r.margin) > 1e-6 for r in rel.values())
+    base, dpo = load("base"), load("dpo-pairs-s0")
+    for (pid, scoring), r in dpo.items():
+        if scoring.startswith("ref_"):
+            plain = scoring.removeprefix("ref_")
+            assert r.chosen == pytest.approx(dpo[(pid, plain)].chosen - base[(pid, plain)].chosen, abs=1e-9)
+            assert r.rejected == pytest.approx(dpo[(pid, plain)].rejected - base[(pid, plain)].rejected, abs=1e-9)
+    assert any(abs(r.margin) > 1e-6 for (_, s), r in dpo.items() if s == "ref_sum")
 
 
 def test_report_metrics_match_the_score_files(scored: Path):
     metrics = json.loads((scored / "reports/metrics.json").read_text())
     test_ids = {p.id for p in read_records(scored / "data/processed/pairs/test.jsonl", Pair)}
-    for model in ("base", "dpo-pairs-s0"):
-        recs = [
-            r
-            for r in read_records(scored / f"data/scores/{model}/pairs.jsonl", Score, unique_key=None)
-            if r.scoring == "mean" and r.pair_id in test_ids
-        ]
-        m = metrics[model]["pairs"]["mean"]
-        assert m["n"] == len(recs) == 12
-        assert m["accuracy"] == pytest.approx(sum(r.correct for r in recs) / len(recs))
+    for model, scoring in (("base", "mean"), ("dpo-pairs-s0", "mean"), ("dpo-pairs-s0", "ref_sum")):
+        recs = [r for r in read_records(scored / f"data/scores/{model}/pairs.jsonl", Score, unique_key=None)
+                if r.scoring == scoring and r.pair_id in test_ids]
+        m = metrics[model]["pairs"][scoring]
+        assert m["n"] == len(recs) > 0
+        assert m["accuracy"] == pytest.approx(sum(r.correct for r in recs) / len(recs), abs=1e-6)
         assert m["low"] <= m["accuracy"] <= m["high"]
-    assert "delta" in metrics["dpo-pairs-s0"]["pairs"]["sum"]
+    assert "delta" in metrics["dpo-pairs-s0"]["pairs"]["sum"] and "base" not in {
+        k for k, v in metrics.items() if "ref_sum" in v["pairs"]}
     lengths = {
         r.pair_id: (r.chosen_tokens, r.rejected_tokens)
         for r in read_records(scored / "data/scores/base/pairs.jsonl", Score, unique_key=None)
         if r.pair_id in test_ids
     }
     longer = np.mean([c > r for c, r in lengths.values()])
-    assert metrics["prefer-longer"]["pairs"]["sum"]["accuracy"] == pytest.approx(longer)
+    assert metrics["prefer-longer"]["pairs"]["sum"]["accuracy"] == pytest.approx(longer, abs=1e-6)
 
 
 def test_report_markdown_figures_and_plot_data(scored: Path):
     text = (scored / "reports/report.md").read_text()
     assert "offline default" in text and "Llama-architecture model trained by the pipeline" in text
+    assert "- Data: 300 synthetic English decisions" in text
     for section in (
         "## Main results",
+        "## Learning vs generalisation",
+        "## Findings of the method, tested here",
+        "## Seeds",
         "## Significance",
         "## Accuracy per dimension",
-        "## SFT vs DPO",
-        "## Sum vs mean scoring",
         "## Length-controlled accuracy",
+        "## Prompts that did not fit max_length",
         "## Training summary",
     ):
         assert section in text
+    # The main table leads with report.main_scoring (ref_sum by default), before sum and mean.
+    assert text.index("### Eval corpus `pairs`, ref_sum") < text.index("### Eval corpus `pairs`, sum")
+    assert "`passage-blind`" in text and "DPO > SFT" in text and "pairs_aug > pairs" not in text
     assert "refusal: attempted>abstained" in text  # copied from data_metrics.json
-    assert "dpo-pairs-s0 vs sft-pairs-s0" in text
     assert "at most 12 pairs per corpus and split" in text
-    for fig in ("accuracy.png", "dimensions.png"):
+    for fig in ("accuracy.png", "dimensions.png", "training.png"):
         assert (scored / "reports/figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (
         (scored / "reports/plots/accuracy.csv").read_text().startswith("system,model,corpus,scoring,accuracy")
@@ -258,53 +272,76 @@ def test_stages_are_deterministic(scored: Path, monkeypatch):
     assert all(p.read_bytes() == b for p, b in before.items())
 
 
-def _scored(correct: list[bool], ct: list[int], rt: list[int]) -> report.Scored:
+def _scored(correct: list[bool], ct: list[int], rt: list[int]) -> analysis.Scored:
     c = np.where(correct, 1.0, 0.0)
-    return report.Scored(c, np.full(len(c), 0.5), np.asarray(correct), np.asarray(ct), np.asarray(rt))
+    return analysis.Scored(c, np.full(len(c), 0.5), np.asarray(correct), np.asarray(ct), np.asarray(rt))
 
 
 def test_analyse_on_hand_built_scores():
     n = 8
-    info = report.PairInfo(
+    info = analysis.PairInfo(
         [f"p{i}" for i in range(n)],
         np.array(["test"] * 6 + ["val"] * 2, dtype=object),
         np.array(["faithfulness", "correctness"] * 4, dtype=object),
         np.array(["gold_plus_bm25"] * n, dtype=object),
+        np.array([True, True, False, False, False, False, True, True]),
     )
     ct, rt = [10, 10, 10, 10, 30, 2, 5, 5], [10, 12, 30, 2, 10, 10, 5, 5]
     base = _scored([True, False, False, True, False, False, True, True], ct, rt)
+    base_mean = _scored([True, True, False, True, False, False, True, True], ct, rt)
     dpo = _scored([True, True, True, True, False, True, False, False], ct, rt)
     sft = _scored([True, False, True, True, False, False, True, True], ct, rt)
     aug = _scored([False] * 6 + [True] * 2, ct, rt)
     named = (("base", base), ("dpo-pairs-s0", dpo), ("sft-pairs-s0", sft), ("dpo-pairs_aug-s0", aug))
     table = {(m, "pairs", s): x for m, x in named for s in ("sum", "mean")}
-    rp = params_mod.ReportParams(bootstrap_resamples=200, length_ratio=1.5)
-    res = report.analyse(table, {"pairs": info}, [m for m, _ in named], rp)
-    main = res["pairs/sum"]["main"]
+    table[("base", "pairs", "mean")] = base_mean
+    table |= {(m, "pairs", s): x for m, x in named[1:] for s in ("ref_sum", "ref_mean")}
+    runs = {m: analysis.Run(m, m.split("-")[0], m.split("-")[1], 0) for m, _ in named[1:]}
+    rp = params_mod.ReportParams(bootstrap_resamples=200, length_ratio=1.5, main_scoring="ref_sum")
+    res = analysis.analyse(table, {"pairs": info}, [m for m, _ in named], runs, rp)
+    main = res["tables"]["pairs/sum"]["main"]
     # test split = first 6 pairs: base 2/6, dpo 5/6; discordant: b = 0, c = 3 -> p = 2 * 0.5^3.
     assert main["base"]["accuracy"] == pytest.approx(2 / 6)
     assert main["dpo-pairs-s0"]["delta"] == pytest.approx(3 / 6)
     assert (main["dpo-pairs-s0"]["b"], main["dpo-pairs-s0"]["c"]) == (0, 3)
     assert main["dpo-pairs-s0"]["p"] == pytest.approx(0.25)
+    # ref tables compare with the base's better plain scoring: mean (3/6) beats sum (2/6) on test.
+    ref = res["tables"]["pairs/ref_sum"]
+    assert ref["comparator"] == "base (mean)" and "base" not in ref["main"]
+    assert ref["main"]["dpo-pairs-s0"]["delta"] == pytest.approx(2 / 6)
+    # passage-blind is right on test pairs 0 and 1; dpo on 0, 1, 2, 3, 5: b = 0, c = 3.
+    assert ref["main"]["passage-blind"]["accuracy"] == pytest.approx(2 / 6)
+    assert (ref["main"]["dpo-pairs-s0"]["vs_blind"]["b"], ref["main"]["dpo-pairs-s0"]["vs_blind"]["c"]) == (0, 3)
     # prefer-longer on the test split: chosen longer in pairs 3 and 4 only; shorter in 1, 2, 5; pair 0 ties.
     assert main["prefer-longer"]["accuracy"] == pytest.approx(2 / 6)
     assert main["prefer-shorter"]["accuracy"] == pytest.approx(3 / 6)
     # length ratio <= 1.5 on test: pairs 0, 1 -> dpo right on both.
-    assert res["pairs/sum"]["length_controlled"]["dpo-pairs-s0"]["n"] == 2
-    assert res["pairs/sum"]["length_controlled"]["dpo-pairs-s0"]["accuracy"] == 1.0
-    # dimensions alternate faithfulness (pairs 0, 2, 4) / correctness (1, 3, 5) on the test split.
-    assert res["pairs/sum"]["dimension"]["dpo-pairs-s0"]["faithfulness"]["accuracy"] == pytest.approx(2 / 3)
-    assert res["pairs/sum"]["dimension"]["dpo-pairs-s0"]["correctness"]["accuracy"] == 1.0
-    assert res["pairs/sum"]["split"]["base"]["val"]["accuracy"] == 1.0
-    assert list(res["pairs/sum"]["sft_vs_dpo"]) == ["dpo-pairs-s0 vs sft-pairs-s0"]
-    assert res["pairs/sum"]["sft_vs_dpo"]["dpo-pairs-s0 vs sft-pairs-s0"]["delta"] == pytest.approx(2 / 6)
-    augmentation = res["pairs/sum"]["augmentation"]
-    assert list(augmentation) == ["dpo-pairs_aug-s0 vs dpo-pairs-s0"]
-    assert augmentation["dpo-pairs_aug-s0 vs dpo-pairs-s0"]["delta"] == pytest.approx(-5 / 6)
-    assert [r["model"] for r in res["holm"]].count("dpo-pairs-s0") == 2
+    lc = res["tables"]["pairs/sum"]["length_controlled"]["dpo-pairs-s0"]
+    assert (lc["n"], lc["accuracy"]) == (2, 1.0)
+    dims = res["tables"]["pairs/sum"]["dimension"]["dpo-pairs-s0"]
+    assert dims["faithfulness"]["accuracy"] == pytest.approx(2 / 3) and dims["correctness"]["accuracy"] == 1.0
+    assert res["tables"]["pairs/sum"]["split"]["base"]["val"]["accuracy"] == 1.0
+    # learning vs generalisation under ref_sum; the base under its better plain scoring.
+    assert res["fit"]["pairs"]["base"]["scoring"] == "mean"
+    assert res["fit"]["pairs"]["dpo-pairs-s0"]["val"]["accuracy"] == 0.0
+    found = {(f["finding"], f["first"], f["second"]): f for f in res["findings"]}
+    assert found[("DPO > SFT", "sft-pairs-s0", "dpo-pairs-s0")]["delta"] == pytest.approx(2 / 6)
+    aug_vs = found[("pairs_aug > pairs", "dpo-pairs-s0", "dpo-pairs_aug-s0")]
+    assert aug_vs["delta"] == pytest.approx(-5 / 6) and aug_vs["verdict"] == "not shown"  # b=5, c=0: p=0.0625
+    assert [r["model"] for r in res["holm"]].count("dpo-pairs-s0") == 4
 
 
 def test_holm_adjustment():
     # Hand computation: sorted p = .01, .02, .04 -> .03, .04, .04 (monotone).
-    assert report.holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
-    assert report.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert stats.holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_passage_blind_rule():
+    from pipeline.reporting.baselines import passage_blind
+
+    refusal = lambda t: t.startswith("No info")  # noqa: E731
+    got = passage_blind(["No info.", "Long answer here", "a", "No info x"], ["Answer", "No info.", "bb", "No info"],
+                        np.array([2, 3, 1, 3]), np.array([1, 2, 2, 2]), refusal)
+    # refusal beats an answer either way; two answers or two refusals: the longer wins.
+    assert got.tolist() == [True, False, False, True]

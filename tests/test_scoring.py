@@ -7,6 +7,7 @@ test (pipeline.models.tokenizer), so nothing is downloaded and the test runs in 
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,7 +16,6 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from pipeline.scoring import EncodedPair, encode_pairs, score_naive, score_shared_prefix, score_two_pass
 from pipeline.scoring.batching import length_batches
-from pipeline.scoring.encode import fit
 from pipeline.scoring.shared_prefix import prompt_batch, response_batch
 
 VOCAB = 300
@@ -146,19 +146,16 @@ def test_length_batches_respect_the_budget():
     assert batches[0] == [5]  # longest first, alone since it exceeds the budget
 
 
-def test_fit_truncates_the_prompt_from_the_left_only():
-    p = fit(list(range(10)), [1, 2, 3], [4, 5], max_length=8)
-    assert p.truncated and p.prompt == [5, 6, 7, 8, 9] and p.chosen == [1, 2, 3]
-    assert not fit([1, 2], [3], [4], max_length=8).truncated
-
-
 def test_encode_pairs_uses_the_chat_template_and_eos():
     from pipeline.models import render_prompt
     from pipeline.models.tokenizer import train_tokenizer
 
     texts = ["The tenant must give notice in writing.", "No penalty applies."] * 50
     tok = train_tokenizer(texts, vocab_size=300)
-    (enc,) = encode_pairs(tok, [("Is notice required?", "Yes.", "No penalty applies.")], max_length=512)
+    pair = SimpleNamespace(prompt="Is notice required?", chosen="Yes.", rejected="No penalty applies.",
+                           passage_spans=[], gold_slot=None)
+    (enc,) = encode_pairs(tok, [pair], max_length=512)
+    assert enc.fits and not enc.refit
     assert enc.prompt == tok(render_prompt(tok, "Is notice required?"), add_special_tokens=False)["input_ids"]
     assert enc.chosen[-1] == tok.eos_token_id and enc.rejected[-1] == tok.eos_token_id
     assert tok.decode(enc.chosen[:-1]) == "Yes."

@@ -110,9 +110,3 @@ def test_length_controlled_mask_uses_the_ratio():
     assert mask.tolist() == [True, False, True, False]
 
 
-def test_group_accuracy():
-    correct = np.array([True, False, True, True])
-    groups = ["b", "a", "b", "a"]
-    out = stats.group_accuracy(correct, groups)
-    assert list(out) == ["a", "b"]
-    assert (out["a"].n, out["a"].correct, out["b"].accuracy) == (2, 1, 1.0)

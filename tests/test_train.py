@@ -15,7 +15,8 @@ from pipeline.io import InputError, write_records
 from pipeline.models import load_with_adapter, render_prompt, render_response
 from pipeline.models.tokenizer import train_tokenizer
 from pipeline.params import LoraParams, TrainParams
-from pipeline.records import Pair
+from pipeline.prompts import answer_prompt_with_spans
+from pipeline.records import Pair, Passage
 from pipeline.training.data import (
     Counts,
     Example,
@@ -24,7 +25,6 @@ from pipeline.training.data import (
     load_external,
     sft_rows,
     tokenize,
-    truncated_prompt_ids,
 )
 from pipeline.training.run import build_trainer, train_adapter
 
@@ -72,47 +72,57 @@ def tiny_train_params(**over) -> TrainParams:
 
 
 # ------------------------------------------------------------------------------------ data + policy
+def structured(i: int, n_passages: int, gold: int | None, words: int = 12) -> Example:
+    """An example whose prompt is a real answer prompt of `n_passages` passages (spans and gold known)."""
+    passages = [Passage(f"d/p{k}", "d", "d", f"Section {k}",
+                        " ".join(WORDS[(i + k + j) % len(WORDS)] for j in range(words))) for k in range(n_passages)]
+    prompt, spans = answer_prompt_with_spans(passages, f"Was penalty {i} doubled?", REFUSAL)
+    return Example(f"p{i}", prompt, " ".join(WORDS[:6]), " ".join(WORDS[-3:]), "pairs", "gold_plus_random", spans,
+                   gold)
+
+
 def test_short_pairs_are_tokenized_exactly_as_rendered(tokenizer):
     ex = example(1)
     counts = Counts()
-    [row] = tokenize([ex], tokenizer, 10_000, "truncate_prompt", counts)
+    [row] = tokenize([ex], tokenizer, 10_000, "drop_distractors", counts)
     enc = lambda s: tokenizer(s, add_special_tokens=False)["input_ids"]  # noqa: E731
     assert row["prompt_ids"] == enc(render_prompt(tokenizer, ex.prompt))
     assert row["chosen_ids"] == enc(render_response(tokenizer, ex.chosen))
     assert row["rejected_ids"][-1] == tokenizer.eos_token_id
-    assert (counts.overlong, counts.truncated, counts.pairs_used) == (0, 0, 1)
+    assert (counts.overlong, counts.refit, counts.pairs_used) == (0, 0, 1)
 
 
-def test_truncate_prompt_keeps_header_question_and_responses(tokenizer):
-    examples = [example(i, prompt_words=20 + 30 * i) for i in range(4)]
+def test_overlong_pairs_lose_distractors_not_gold_question_or_rules(tokenizer):
+    examples = [structured(i, n_passages=2 + 2 * i, gold=1) for i in range(4)]
     lengths = [len(tokenize([e], tokenizer, 10_000, "drop")[0]["prompt_ids"]) for e in examples]
     limit = lengths[1] + 8  # examples 2 and 3 are longer than this
     counts = Counts()
-    rows = tokenize(examples, tokenizer, limit, "truncate_prompt", counts)
-    assert (counts.overlong, counts.truncated, counts.dropped, counts.pairs_used) == (2, 2, 0, 4)
+    rows = tokenize(examples, tokenizer, limit, "drop_distractors", counts)
+    assert (counts.overlong, counts.refit, counts.dropped, counts.pairs_used) == (2, 2, 0, 4)
+    assert counts.fit["all"]["gold_lost"] == 0 and counts.fit["all"]["refit"] == 2
     head = tokenizer(render_prompt(tokenizer, "\x00").split("\x00")[0], add_special_tokens=False)["input_ids"]
     for row, ex in zip(rows, examples, strict=True):
         longest = max(len(row["chosen_ids"]), len(row["rejected_ids"]))
         assert len(row["prompt_ids"]) + longest <= limit
         assert row["prompt_ids"][: len(head)] == head  # the chat header survives
         text = tokenizer.decode(row["prompt_ids"])
-        assert ex.prompt.splitlines()[-1] in text  # the question (end of the prompt) survives
-        assert row["truncated"] == (len(ex.prompt) > len(examples[1].prompt))
+        gold_text = ex.prompt[ex.passage_spans[1][0]:ex.passage_spans[1][1]].split("\n", 1)[1]
+        assert tokenizer.decode(tokenizer(gold_text, add_special_tokens=False)["input_ids"]) in text
+        assert "Question: Was penalty" in text and "Cite only cases" in text
 
 
 def test_drop_policy_and_unfittable_pairs_are_counted(tokenizer):
-    examples = [example(i, prompt_words=20 + 30 * i) for i in range(4)]
+    examples = [structured(i, n_passages=2 + 2 * i, gold=1) for i in range(4)]
     limit = len(tokenize([examples[1]], tokenizer, 10_000, "drop")[0]["prompt_ids"]) + 8
     counts = Counts()
     rows = tokenize(examples, tokenizer, limit, "drop", counts)
     assert [r["id"] for r in rows] == ["p0", "p1"]
-    assert (counts.overlong, counts.dropped, counts.truncated) == (2, 2, 0)
-    # Responses alone longer than max_length cannot be fixed by cutting the prompt: dropped and counted.
+    assert (counts.overlong, counts.dropped, counts.refit) == (2, 2, 0)
+    # Responses alone longer than max_length cannot be fitted by dropping passages: left out, counted.
     long_answer = Example("x", "Question: q?", " ".join(WORDS * 3), "No.", "pairs")
     counts = Counts()
-    assert tokenize([long_answer], tokenizer, 20, "truncate_prompt", counts) == []
-    assert counts.dropped_unfittable == 1 and counts.overlong == 1
-    assert truncated_prompt_ids(tokenizer, "anything", 3) is None
+    assert tokenize([long_answer], tokenizer, 20, "drop_distractors", counts) == []
+    assert counts.dropped == 1 and counts.overlong == 1 and counts.fit["all"]["left_out"] == 1
 
 
 def test_cap_is_seeded_and_stable(tokenizer):

@@ -3,15 +3,18 @@
 - refusal_answerable: a short rejected refusal becomes a confident answer written without the context;
 - refusal_unanswerable: a short chosen refusal becomes a 2-3 sentence refusal that says what is missing;
 - completeness: a bare rejected answer ("No.") becomes a one-sentence conclusion without the rule.
-A rewrite that fails its check (empty, degenerate, or the wrong behaviour) keeps the original side and is
-counted, so no pair is dropped.
+Rewrites are re-judged with the primary judge: a rewrite that fails its check (empty, degenerate, wrong
+behaviour) or no longer loses (or wins) under the preference hierarchy is not used; the pair keeps its
+original side and is counted. The lengths the rewrites aim at are planned so that, per split, the chosen
+side is the longer one in half the pairs (length balance in fact, not only in the rewritten pairs).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pipeline.augment.tasks import (
@@ -60,43 +63,128 @@ def acceptable(task: str, text: str, refusal: str) -> bool:
     return not m.has_refusal(text, refusal)
 
 
+# A rewrite aims this far past the other side's length in the planned direction (x1.3 longer, x0.75
+# shorter): far enough that sampling noise rarely lands it on the wrong side.
+LONGER_BY, SHORTER_BY = 1.3, 0.75
+
+Rejudge = Callable[[Sequence[tuple[Pair, str, str]]], list[bool]]
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    side: str
+    task: str
+    # Planned outcome: the chosen side ends up longer than the rejected one.
+    chosen_longer: bool
+    target_tokens: int
+
+
+def plan_lengths(pairs: Sequence[Pair], steps: dict[int, tuple[str, str]], seed: int) -> dict[int, bool]:
+    """For every pair to rewrite: should its chosen side end up the longer one?
+
+    Within each split, the pairs that keep both sides already say "longer wins" or "shorter wins"; the
+    rewritten pairs are given the direction that brings the split's share of chosen-longer pairs to one
+    half (seeded choice of which pairs), so length stops predicting the preference.
+    """
+    out: dict[int, bool] = {}
+    for split in sorted({p.split for p in pairs}):
+        members = [i for i, p in enumerate(pairs) if p.split == split]
+        todo = [i for i in members if i in steps]
+        kept_longer = sum(pairs[i].chosen_tokens > pairs[i].rejected_tokens for i in members if i not in steps)
+        wanted = min(len(todo), max(0, round(len(members) / 2) - kept_longer))
+        order = sorted(todo, key=lambda i: (stable_hash(seed, "augment-length", pairs[i].id), pairs[i].id))
+        out |= {i: rank < wanted for rank, i in enumerate(order)}
+    return out
+
+
+def _target(pair: Pair, side: str, chosen_longer: bool) -> int:
+    other = pair.rejected_tokens if side == "chosen" else pair.chosen_tokens
+    grow = chosen_longer == (side == "chosen")
+    return max(1, round(other * (LONGER_BY if grow else SHORTER_BY)))
+
+
+def _on_plan(pair: Pair, job: Job, tokens: int) -> bool:
+    other = pair.rejected_tokens if job.side == "chosen" else pair.chosen_tokens
+    chosen, rejected = (tokens, other) if job.side == "chosen" else (other, tokens)
+    return (chosen > rejected) == job.chosen_longer
+
+
 def augment_pairs(
     pairs: Sequence[Pair],
     qas: Mapping[str, QA],
     generator: Any,
     params: Any,
+    rejudge: Rejudge | None = None,
 ) -> tuple[list[Pair], Counter]:
-    """The same pairs in the same order, short sides rewritten; counts by task and outcome."""
+    """The same pairs in the same order, short sides rewritten; counts by task and outcome.
+
+    A pair whose lengths already lie on its planned side of the balance keeps both sides. Each rewrite is
+    sampled `augment.samples` times. A sample must pass its behaviour check and, when
+    `rejudge` is given (the stage passes the primary judge), keep the pair's direction under the
+    preference hierarchy, i.e. keep the failure it stands for. Of the samples that pass, the one on the
+    planned side of the length balance and closest to its target length wins. When none passes, the
+    pair keeps its original side, counted as "failed_check" or "dropped_by_judge".
+    """
     cfg, refusal = params.augment, params.generate.refusal
-    jobs: list[tuple[int, str, str, Request]] = []
-    stats: Counter = Counter()
+    steps = {}
     for index, pair in enumerate(pairs):
         step = plan(pair, refusal, cfg.short_refusal_tokens, cfg.short_answer_tokens)
-        if step is None:
+        if step is not None:
+            steps[index] = step
+    directions = plan_lengths(pairs, steps, params.seed)
+    stats: Counter = Counter()
+    jobs = []
+    for i, (side, task) in sorted(steps.items()):
+        pair = pairs[i]
+        if (pair.chosen_tokens > pair.rejected_tokens) == directions[i]:
+            # Already on its planned side of the balance: rewriting it would only move it off again.
+            stats[f"{task}:kept_for_balance"] += 1
             continue
-        side, task = step
-        qa = qas[pair.qa_id]
-        other = pair.rejected_tokens if side == "chosen" else pair.chosen_tokens
-        prompt = rewrite_prompt(RewriteTask(task, qa.question, qa.kind, getattr(pair, side), refusal, other))
-        seed = stable_hash(params.seed, "augment", pair.id) % (2**31)
-        jobs.append(
-            (index, side, task, Request(prompt, cfg.temperature, cfg.top_p, cfg.max_new_tokens, seed))
-        )
+        jobs.append(Job(i, side, task, directions[i], _target(pair, side, directions[i])))
+    requests = []
+    for job in jobs:
+        pair = pairs[job.index]
+        prompt = rewrite_prompt(RewriteTask(job.task, qas[pair.qa_id].question, qas[pair.qa_id].kind,
+                                            getattr(pair, job.side), refusal, job.target_tokens))
+        for sample in range(cfg.samples):
+            # Sample 0 keeps the seed of a single-sample run, so samples: 1 reproduces earlier outputs.
+            seed = stable_hash(params.seed, "augment", pair.id, *([sample] if sample else [])) % (2**31)
+            requests.append(Request(prompt, cfg.temperature, cfg.top_p, cfg.max_new_tokens, seed))
+    texts = _generate(generator, requests)
+
+    passed: list[tuple[Job, str]] = []
+    for j, job in enumerate(jobs):
+        ok = [t for t in texts[j * cfg.samples:(j + 1) * cfg.samples] if acceptable(job.task, t, refusal)]
+        if not ok:
+            stats[f"{job.task}:failed_check"] += 1
+        passed += [(job, t) for t in dict.fromkeys(ok)]
+    verdicts = rejudge([(pairs[job.index], job.side, t) for job, t in passed]) if rejudge else [True] * len(passed)
+    survivors: dict[int, list[str]] = {}
+    for (job, text), keep in zip(passed, verdicts, strict=True):
+        if keep:
+            survivors.setdefault(job.index, []).append(text)
     out = list(pairs)
-    batch = max(1, int(getattr(generator, "batch_size", 64)))
-    for start in range(0, len(jobs), batch):
-        chunk = jobs[start : start + batch]
-        responses = generator.generate([j[3] for j in chunk])
-        for (index, side, task, _), response in zip(chunk, responses, strict=True):
-            text = response.text.strip()
-            if not acceptable(task, text, refusal):
-                stats[f"{task}:rejected"] += 1
-                continue
-            stats[f"{task}:rewritten"] += 1
-            out[index] = dataclasses.replace(
-                out[index],
-                **{side: text, f"{side}_tokens": count_tokens(text)},
-                augmented=True,
-                source="augmented",
-            )
+    for job in jobs:
+        pair = pairs[job.index]
+        options = survivors.get(job.index)
+        if not options:
+            if any(j is job for j, _ in passed):
+                stats[f"{job.task}:dropped_by_judge"] += 1
+            continue
+        best = min(options, key=lambda t: (not _on_plan(pair, job, count_tokens(t)),
+                                           abs(count_tokens(t) - job.target_tokens)))
+        stats[f"{job.task}:rewritten"] += 1
+        stats[f"{job.task}:on_length_plan"] += _on_plan(pair, job, count_tokens(best))
+        out[job.index] = dataclasses.replace(
+            pair, **{job.side: best, f"{job.side}_tokens": count_tokens(best)}, augmented=True, source="augmented"
+        )
     return out, stats
+
+
+def _generate(generator: Any, requests: Sequence[Request]) -> list[str]:
+    batch = max(1, int(getattr(generator, "batch_size", 64)))
+    texts: list[str] = []
+    for start in range(0, len(requests), batch):
+        texts += [r.text.strip() for r in generator.generate(list(requests[start:start + batch]))]
+    return texts

@@ -1,6 +1,8 @@
 """`offline:rewriter`: a weight-free rewriter behind the generator interface.
 
-It reads the task back out of the rewrite prompt and fills varied templates from the question. Its
+It reads the task back out of the rewrite prompt and fills varied templates from the question, in the
+question's language: a Chinese question gets Chinese templates only (the _ZH_* tables), so no English
+template text ever surrounds Chinese text. Its
 "sampling" is a seeded draw among weighted phrasings: temperature flattens or sharpens the weights and
 top-p keeps the smallest set of phrasings holding that share of the mass, as a language model's sampler
 would. Same request (prompt, seed, decoding), same text.
@@ -9,6 +11,7 @@ would. Same request (prompt, seed, decoding), same text.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from pipeline import language as lang
@@ -21,6 +24,8 @@ from pipeline.augment.tasks import (
 )
 from pipeline.backends.base import Request, Response
 from pipeline.judges import matching as m
+from pipeline.language import zh_forms as zh
+from pipeline.language.rewrite_en import AUX
 from pipeline.text import count_tokens, stable_hash
 
 # (weight, template); weights fall off so top-p < 1 really drops the rarest phrasings.
@@ -64,6 +69,14 @@ _UNGROUNDED_FACT = [
         "On the settled practice in {area}, the figure is {fake}; {authority} treated the point as straightforward.",
     ),
     (1, "Plainly {fake}. Nothing in a case of this type would justify any other result."),
+]
+# Further confident sentences, added while an ungrounded answer falls well short of its target length
+# (the length balance may ask for an answer longer than the grounded one it loses to).
+_UNGROUNDED_MORE = [
+    (4, "Courts dealing with {area} disputes apply that approach routinely, and {authority} had no reason to treat this case differently."),
+    (3, "The same result follows in practically every comparable {area} matter, so the point hardly needed argument."),
+    (3, "Any other outcome would have been inconsistent with how {authority} has handled {area} questions for years."),
+    (2, "That conclusion reflects the settled understanding of {area}, which the parties themselves did not seriously dispute."),
 ]
 _UNGROUNDED_RULE = [
     (
@@ -132,8 +145,11 @@ class OfflineRewriter:
         task = parse_prompt(request.prompt)
         rng = random.Random(stable_hash("rewriter", request.seed, request.prompt))
         sample = _Sampler(rng, request.temperature, request.top_p)
+        if lang.detect(task.question) == "zh":
+            # A zh pair is rewritten with Chinese wording only (no English template around zh text).
+            return _truncate_zh(_rewrite_zh(task, sample, rng), request.max_new_tokens)
         if task.task == UNGROUNDED_ANSWER:
-            text = _ungrounded(task, sample, rng)
+            text = _lengthen(_ungrounded(task, sample, rng), task, sample)
         elif task.task == EXPLAINED_REFUSAL:
             text = _explained_refusal(task, sample)
         elif task.task == BARE_CONCLUSION:
@@ -174,7 +190,7 @@ def _cap(text: str) -> str:
 def _ungrounded(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
     area = lang.area(t.question)
     authority = _AUTHORITIES[area]
-    if t.kind == "yesno" or t.question.split()[0].lower() in lang.AUX:
+    if t.kind == "yesno" or t.question.split()[0].lower() in AUX:
         pol = rng.choice(["yes", "no"])
         statement = lang.declarative(t.question, negate=pol == "no")
         return sample(_UNGROUNDED_YESNO).format(
@@ -194,6 +210,17 @@ def _ungrounded(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
     return sample(_UNGROUNDED_FACT).format(
         fake=fake, Fake_cap=_cap(fake), area=area, authority=authority, Authority=_cap(authority)
     )
+
+
+def _lengthen(text: str, t: RewriteTask, sample: _Sampler, most: int = 2) -> str:
+    """Up to `most` further confident sentences while the answer is short of its target length."""
+    area = lang.area(t.question)
+    for _ in range(most):
+        more = sample(_UNGROUNDED_MORE).format(area=area, authority=_AUTHORITIES[area])
+        if count_tokens(text) + count_tokens(more) > t.target_tokens + 5:
+            break
+        text = f"{text} {more}"
+    return text
 
 
 def _fake_specific(question: str, rng: random.Random) -> str:
@@ -248,3 +275,132 @@ def _truncate(text: str, max_new_tokens: int) -> Response:
         kept.append(word)
         used += n
     return Response(" ".join(kept), "length", {})
+
+
+# ------------------------------------------------------------------------------------------- Chinese
+# Same roles and weights as the English tables; wording written for this project. Yes/no answers open
+# with 是 or 否 (pipeline.language.zh_forms).
+_ZH_UNGROUNDED_YESNO = [
+    (5, "{pol}。按照{area}的一般原则，{statement}，本案也没有任何特殊情况足以改变这一结论。"),
+    (4, "{pol}，{statement}。{area}案件通常都是这样处理的，{authority}没有理由偏离这一做法。"),
+    (3, "答案是{verdict}的：{statement}。这是{area}领域的既定做法，{authority}向来如此适用。"),
+    (2, "{pol}。实践中{statement}；这是{area}的标准立场，本案显然也照此处理。"),
+    (1, "答案显然是{verdict}的。依照通常的{area}原则，{authority}必然认定{statement}。"),
+]
+_ZH_UNGROUNDED_FACT = [
+    (5, "答案是{fake}。{authority}依照{area}的一般原则确定了这一结果，与同类案件一致。"),
+    (4, "结果为{fake}。这类{area}案件通常都是这个结果，{authority}没有理由另作处理。"),
+    (3, "按照{area}的标准做法，答案是{fake}。{authority}在综合考虑通常因素后得出了这一结论。"),
+    (2, "依照{area}的惯常做法，结果是{fake}；{authority}认为这一点并无争议。"),
+    (1, "结果显然为{fake}。这类案件没有任何理由得出其他结果。"),
+]
+_ZH_UNGROUNDED_RULE = [
+    (5, "适用的规则是：{rule}。{authority}一贯严格适用这一规则，本案情形不存在任何例外。"),
+    (4, "按照{area}的一般规定，{rule}。{authority}适用这一原则时从不附加条件。"),
+    (3, "规则很简单：{rule}。它没有可以适用的例外，因此本案的结论十分明确。"),
+    (2, "{area}的既定规则是{rule}，{authority}理所当然地遵循这一规则。"),
+    (1, "按照{area}的惯例，{rule}；无需考虑其他因素。"),
+]
+_ZH_RULES = {
+    "住宅租赁": "租客拖欠租金满一个月的，房东无需另行通知即可解除租约",
+    "刑事量刑": "量刑以法定最高刑为起点，被告人认罪的减少三分之一",
+    "证券监管": "任何人在掌握内幕信息期间买卖证券的，一律须缴纳所获利润三倍的罚款",
+    "法律": "违反义务的一方须在二十八日内全额赔偿对方的损失",
+}
+_ZH_AUTHORITIES = {"住宅租赁": "租赁审裁处", "刑事量刑": "量刑法院", "证券监管": "市场失当行为审裁处", "法律": "法院"}
+_ZH_REFUSAL_OPEN = [
+    (5, "{refusal}"),
+    (4, "我无法根据所提供的段落回答这个问题。"),
+    (3, "这些段落所含的信息不足以回答这个问题。"),
+    (2, "所提供的段落中没有任何内容可以让我回答这个问题。"),
+]
+_ZH_REFUSAL_MISSING = [
+    (5, "这些段落都没有说明{focus}。"),
+    (4, "它们没有载明{focus}。"),
+    (3, "尤其是，它们对{focus}只字未提。"),
+    (2, "回答所需的信息，即{focus}，在这些段落中都找不到。"),
+]
+_ZH_REFUSAL_CLOSE = [
+    (4, "需要看到决定的相关部分，才能给出可靠的回答。"),
+    (2, "任何回答都只会是猜测，而不是以这些段落为依据。"),
+]
+_ZH_BARE_YESNO = [
+    (5, "{pol}，{statement}。"),
+    (4, "{pol}：{statement}。"),
+    (3, "简单地说，答案是{verdict}的，{statement}。"),
+]
+_ZH_BARE_FACT = [
+    (5, "关于{focus}，答案是{short}。"),
+    (4, "{focus}，答案是{short}。"),
+    (3, "对于“{focus}”这一问题，答案是{short}。"),
+]
+_VERDICT = {zh.YES: "肯定", zh.NO: "否定"}
+# A zh answer that opens with its polarity as a word of its own: 是/否 (our convention), or 是的/对/不是/不
+# from other models ("不得……" or "对张某……" are statements, not a polarity).
+_ZH_LEAD = re.compile(r"^\s*(是的|是|对|不是|否|不)(?=[。，,.！!：:；;\s]|$)")
+
+
+def _zh_lead_polarity(text: str) -> str | None:
+    match = _ZH_LEAD.match(text)
+    if match is None:
+        return None
+    return zh.YES if match.group(1) in ("是的", "是", "对") else zh.NO
+
+
+def _rewrite_zh(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
+    area = zh.area(t.question)
+    authority = _ZH_AUTHORITIES[area]
+    if t.task == UNGROUNDED_ANSWER:
+        if t.kind == "yesno" or zh.is_yesno(t.question):
+            pol = rng.choice([zh.YES, zh.NO])
+            statement = zh.declarative(t.question, negate=pol == zh.NO)
+            return sample(_ZH_UNGROUNDED_YESNO).format(
+                pol=pol, verdict=_VERDICT[pol], statement=statement, area=area, authority=authority
+            )
+        if t.kind == "rule":
+            return sample(_ZH_UNGROUNDED_RULE).format(rule=_ZH_RULES[area], area=area, authority=authority)
+        fake = _zh_fake_specific(t.question, rng)
+        return sample(_ZH_UNGROUNDED_FACT).format(fake=fake, area=area, authority=authority)
+    if t.task == EXPLAINED_REFUSAL:
+        refusal = t.refusal if t.refusal and lang.detect(t.refusal) == "zh" else zh.REFUSAL
+        text = sample(_ZH_REFUSAL_OPEN).format(refusal=refusal) + sample(_ZH_REFUSAL_MISSING).format(
+            focus=zh.focus(t.question)
+        )
+        closing = sample(_ZH_REFUSAL_CLOSE)
+        if lang.count_tokens(text + closing, "zh") <= t.target_tokens + 5:
+            text += closing
+        return text
+    pol = _zh_lead_polarity(t.original)
+    if pol is not None:
+        statement = zh.declarative(t.question, negate=pol == zh.NO)
+        return sample(_ZH_BARE_YESNO).format(pol=pol, verdict=_VERDICT[pol], statement=statement)
+    short = m.strip_citations(t.original).strip().rstrip("。.")
+    return sample(_ZH_BARE_FACT).format(focus=zh.focus(t.question), short=short)
+
+
+def _zh_fake_specific(question: str, rng: random.Random) -> str:
+    """A plausible Chinese specific the context never gave: a period, a date, a party, a rate or an amount."""
+    if any(w in question for w in ("多长", "期限", "刑期", "几个月", "几年", "多久")):
+        return f"{rng.choice([6, 9, 12, 18, 24, 30, 36, 48])}个月"
+    if any(w in question for w in ("何时", "哪一天", "日期", "什么时候", "哪天")):
+        return f"{rng.randint(2012, 2023)}年{rng.randint(1, 12)}月{rng.randint(1, 28)}日"
+    if any(w in question for w in ("是谁", "哪一方", "何人", "谁")):
+        return rng.choice(["被申请人", "申请人", "第二被告", "该公司董事"])
+    if any(w in question for w in ("比例", "倍", "百分", "税率", "利率")):
+        return rng.choice(["获利的三倍", "金额的两倍", "百分之二十五", "三分之一"])
+    amount = rng.choice([50_000, 120_000, 250_000, 480_000, 1_200_000, 2_500_000, 3_600_000])
+    return f"{amount:,}元"
+
+
+def _truncate_zh(text: str, max_new_tokens: int) -> Response:
+    """max_new_tokens counted the Chinese way (language.count_tokens): keep the longest prefix that fits."""
+    if lang.count_tokens(text, "zh") <= max_new_tokens:
+        return Response(text, "stop", {})
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if lang.count_tokens(text[:mid], "zh") <= max_new_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return Response(text[:low], "length", {})

@@ -7,6 +7,12 @@ best sentence(s), or refuses when the best normalised score is under its thresho
 differ in threshold and wording, and the confident style guesses when its evidence is weak; a wrong
 answer happens when a distractor sentence outranks the gold one or the evidence is weak, never because
 a script decided it for that item.
+
+Language: the question's (detected from its text) picks the wording. A Chinese question is ranked on
+jieba content words and answered in Chinese in all four styles; a yes/no answer opens with 是。 or 否。
+(pipeline.language.zh_forms), a refusal is the prompt's refusal sentence when that is Chinese, else
+zh_forms.REFUSAL, and max_new_tokens is counted the Chinese way (about one token per character).
+English output is unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import pipeline.text as text_module
 from pipeline import language
 from pipeline.backends.base import BackendError, Request, Response, source_version
 from pipeline.language import area, declarative
+from pipeline.language import zh_forms as zh
 from pipeline.prompts import RULES
 from pipeline.retrieval import tokenize as retrieval_tokenize
 from pipeline.retrieval.tokenize import tokenize
@@ -49,6 +56,12 @@ _NEG = re.compile(
 # Clause breaks: punctuation followed by a space (so "HK$2,400,000" stays whole) or a subordinator.
 _CLAUSE = re.compile(r"\s*(?:[,;:](?=\s)|\bwhich\b|\bbecause\b|\bwhereas\b|\balthough\b)\s*", re.I)
 _TOKEN = re.compile(r"\S+")
+# Chinese clauses end at full-width commas, semicolons and colons (no spaces in Chinese text).
+_ZH_CLAUSE = re.compile(r"[，；：]")
+# A number as written in a question or a sentence ("4,665,091.79", "2011"), compared without commas.
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# A leading frame that names the decision ("According to <title>, "): its figures are not asked about.
+_EN_FRAME = re.compile(r"^(?:according to|in the decision of)\b[^,]*,\s*", re.I)
 K1, B = 1.2, 0.75
 # Below this best-sentence score the confident style stops quoting and starts guessing (see _overconfident).
 WEAK_EVIDENCE = 0.4
@@ -104,6 +117,13 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _zh_tokens(text: str) -> tuple[str, ...]:
+    # Chinese: jieba content words. Character bigrams of the question's function words ("是多", "多少")
+    # would find no match anywhere and pull every score under the thresholds.
+    return tuple(language.content_words(text, "zh"))
+
+
 def rank_sentences(
     passages: Sequence[tuple[str, str]], question: str, passage_weight: float = PASSAGE_WEIGHT
 ) -> list[Ranked]:
@@ -114,8 +134,9 @@ def rank_sentences(
     a sentence with its paragraph, where the party's name or the topic is often stated once.
     IDF is computed over the context's own sentences.
     """
-    units = [(n, s, _tokens(s)) for n, (_, text) in enumerate(passages, start=1) for s in sentences_of(text)]
-    query = list(dict.fromkeys(tokenize(question)))
+    toks_of = _zh_tokens if language.detect(question) == "zh" else _tokens
+    units = [(n, s, toks_of(s)) for n, (_, text) in enumerate(passages, start=1) for s in sentences_of(text)]
+    query = list(dict.fromkeys(toks_of(question)))
     if not units or not query:
         return []
     df = Counter(t for _, _, toks in units for t in set(toks))
@@ -127,7 +148,7 @@ def rank_sentences(
     idf = {t: math.log(1 + (total + 1) / (df[t] + 1)) for t in query}
     mass = sum(idf.values())
     covered = [
-        sum(idf[t] for t in set(_tokens(f"{heading} {text}")) & idf.keys()) / mass
+        sum(idf[t] for t in set(toks_of(f"{heading} {text}")) & idf.keys()) / mass
         for heading, text in passages
     ]
     ranked = []
@@ -147,7 +168,10 @@ def is_yesno(question: str) -> bool:
 
 
 def polarity(question: str, sentence: str) -> str:
-    """'Yes' unless the sentence and the question disagree on a negation cue."""
+    """'Yes' unless the question asks about a figure the sentence does not give (see other_figure) or
+    the sentence and the question disagree on a negation cue."""
+    if other_figure(_EN_FRAME.sub("", question), sentence):
+        return "No"
     q = {m.lower()[:5] for m in _NEG.findall(question)}
     s = {m.lower()[:5] for m in _NEG.findall(sentence)}
     return "No" if bool(s - q) != bool(q - s) else "Yes"
@@ -161,12 +185,42 @@ def key_clause(sentence: str, question: str) -> str:
     return best.strip().rstrip(".") + "."
 
 
+def figures(text: str) -> set[str]:
+    return {f.replace(",", "").rstrip(".") for f in _FIGURE.findall(text)}
+
+
+def other_figure(question: str, sentence: str) -> bool:
+    """The question states a figure (amount, date, count) the sentence does not, while the sentence gives
+    figures of its own: it asks about a different value ("Was the fine HK$85,000?" against HK$75,000)."""
+    asked, given = figures(question), figures(sentence)
+    return bool(asked and given and not asked <= given)
+
+
+def zh_polarity(question: str, sentence: str) -> str:
+    """是/否 for a Chinese yes/no question: 否 when the question states a figure the sentence does not
+    give while the sentence gives figures of its own (the question asks about a different amount or
+    date), else by the negation cues as in English."""
+    if other_figure(zh.focus(question), sentence):
+        return zh.NO
+    return zh.polarity(question, sentence)
+
+
+def zh_key_clause(sentence: str, question: str) -> str:
+    """The Chinese clause of the sentence that matches the question best (ties: the earlier one)."""
+    clauses = [c.strip() for c in _ZH_CLAUSE.split(sentence.rstrip("。！？；")) if len(c.strip()) >= 4]
+    if not clauses:
+        return sentence
+    query = set(_zh_tokens(question))
+    best = max(enumerate(clauses), key=lambda ic: (len(query & set(_zh_tokens(ic[1]))), -ic[0]))[1]
+    return best + "。"
+
+
 class OfflineAnswerer:
     """One member of the offline panel: `offline:<style>`."""
 
     batch_size = 256
     # Cached answers are keyed by this code's version, so editing the panel re-answers.
-    version = source_version(sys.modules[__name__], language, retrieval_tokenize, text_module)
+    version = source_version(sys.modules[__name__], language, retrieval_tokenize, text_module, zh)
 
     def __init__(self, style: str, threshold: float):
         if style not in STYLES:
@@ -180,12 +234,19 @@ class OfflineAnswerer:
 
     def answer(self, request: Request) -> Response:
         parsed = parse_prompt(request.prompt)
+        # The answer's language is the question's: a zh question is answered in Chinese throughout.
+        chinese = language.detect(parsed.question) == "zh"
         ranked = rank_sentences(parsed.passages, parsed.question)
         best = ranked[0] if ranked else None
         meta = {"threshold": self.threshold, "score": round(best.score, 4) if best else 0.0}
         if best is None or best.score < self.threshold:
+            if chinese:
+                refusal = parsed.refusal if language.detect(parsed.refusal) == "zh" else zh.REFUSAL
+                return _limit_zh(refusal, request.max_new_tokens, meta)
             return _limit(parsed.refusal, request.max_new_tokens, meta)
         meta["passage"] = best.passage
+        if chinese:
+            return _limit_zh(self._write_zh(parsed.question, ranked), request.max_new_tokens, meta)
         text = self._write(parsed.question, ranked)
         return _limit(text, request.max_new_tokens, meta)
 
@@ -216,6 +277,49 @@ class OfflineAnswerer:
         if yn:
             return f"Yes. {_capitalise(declarative(question))}."
         return f"{best.sentence} This is the approach usually taken in {area(question)} cases of this kind."
+
+
+    def _write_zh(self, question: str, ranked: list[Ranked]) -> str:
+        """The four styles in Chinese wording; a yes/no answer opens with 是。 or 否。 (zh_forms)."""
+        best = ranked[0]
+        yn = zh_polarity(question, best.sentence) if zh.is_yesno(question) else None
+        lead = f"{yn}。" if yn else ""
+        sentence = _zh_end(best.sentence)
+        if self.style == "cautious":
+            return f"{lead}第[{best.passage}]段写明：“{sentence}”"
+        if self.style == "confident":
+            if best.score >= WEAK_EVIDENCE:
+                return f"{lead}{sentence}"
+            if yn:
+                return f"{zh.YES}。{zh.declarative(question)}。"
+            return f"{sentence}这类案件在{zh.area(question)}实务中通常都是这样处理的。"
+        if self.style == "terse":
+            return lead or zh_key_clause(sentence, question)
+        second = ranked[1] if len(ranked) > 1 else None
+        cited = sorted({best.passage} | ({second.passage} if second else set()))
+        refs = "和".join(f"第[{n}]段" for n in cited)
+        body = sentence + (_zh_end(second.sentence) if second else "")
+        return f"{lead}通读上述段落，答案的依据如下。{body}（见{refs}）"
+
+
+def _zh_end(sentence: str) -> str:
+    """A Chinese sentence with its closing stop (a passage's last sentence may lack one)."""
+    return sentence if sentence.endswith(("。", "！", "？", "；", "”")) else f"{sentence}。"
+
+
+def _limit_zh(text: str, max_new_tokens: int, meta: dict) -> Response:
+    """max_new_tokens for Chinese, counted with the language module (about one token per character):
+    keep the longest prefix that fits."""
+    if language.count_tokens(text, "zh") <= max_new_tokens:
+        return Response(text, "stop", meta)
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if language.count_tokens(text[:mid], "zh") <= max_new_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return Response(text[:low], "length", meta)
 
 
 def _capitalise(text: str) -> str:

@@ -68,16 +68,17 @@ def _units(decision: Decision, max_chars: int) -> list[_Unit]:
     return units
 
 
-def _merge(units: list[_Unit], min_chars: int, max_chars: int) -> list[_Unit]:
-    """Merge each short unit into its predecessor of the same family (else into its successor)."""
+def _merge(units: list[_Unit], min_chars: int, max_chars: int, joiner: str = " ") -> list[_Unit]:
+    """Merge each short unit into its predecessor of the same family (else into its successor).
+    Chinese text is joined without a space (`joiner` ""), as Chinese is written."""
     merged: list[_Unit] = []
     for unit in units:
         last = merged[-1] if merged else None
         short = len(unit.text) < min_chars or (last is not None and len(last.text) < min_chars)
-        fits = last is not None and len(last.text) + len(unit.text) + 1 <= max_chars
+        fits = last is not None and len(last.text) + len(joiner) + len(unit.text) <= max_chars
         if last is not None and last.family == unit.family and short and fits:
             heading = last.heading if unit.heading in last.heading.split("; ") else f"{last.heading}; {unit.heading}"
-            merged[-1] = _Unit(last.id, last.family, heading, f"{last.text} {unit.text}")
+            merged[-1] = _Unit(last.id, last.family, heading, f"{last.text}{joiner}{unit.text}")
         else:
             merged.append(unit)
     return merged
@@ -89,7 +90,8 @@ def split_passages(decisions: Iterable[Decision], min_chars: int, max_chars: int
         raise ValueError("corpus.min_passage_chars must be >= 0 and corpus.max_passage_chars > 0")
     passages = []
     for decision in decisions:
-        for position, unit in enumerate(_merge(_units(decision, max_chars), min_chars, max_chars)):
+        joiner = "" if decision.language == "zh" else " "
+        for position, unit in enumerate(_merge(_units(decision, max_chars), min_chars, max_chars, joiner)):
             passages.append(
                 Passage(
                     id=unit.id,

@@ -1,10 +1,11 @@
 """Wiring of the irac stage: model systems and the grader behind the response cache, the cached
-embedding similarity, and the metrics of every (system, mode) in one JSON-ready dict."""
+embedding similarity per language (checked to cover it), and the metrics of every (system, mode) in one
+JSON-ready dict, scored per (decision, party) and summarised overall, per case type and per language."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from pipeline.irac.schema import field_specs
 from pipeline.judges import CachedGenerator
 from pipeline.params import Params
 from pipeline.records import Decision, IracGrade, IracOutput
+from pipeline.retrieval.coverage import check_coverage
 from pipeline.retrieval.dense import Embedder
 
 Similarity = Callable[[list[str], list[str]], np.ndarray]
@@ -33,6 +35,39 @@ def cached_similarity(model: str, cache_dir: Path | None) -> Similarity:
         return vectors[: len(a)] @ vectors[len(a) :].T
 
     return similarity
+
+
+def embedding_model(params: Params, language: str) -> str:
+    """The embedding model of a language: irac.embedding_models[language], else irac.embedding_model."""
+    return params.irac.embedding_models.get(language, params.irac.embedding_model)
+
+
+def check_languages(decisions: Sequence[Decision], params: Params, tokenizer_for: Callable[[str], object] | None = None) -> dict[str, float]:
+    """Unknown-token rate of each language's embedding model on that language's decisions (their reference
+    values and a slice of their text); CoverageError when a model does not cover its language, unless
+    irac.allow_uncovered_language. `tokenizer_for` (model -> tokenizer) is for tests."""
+    cfg = params.irac
+    rates = {}
+    for language in sorted({d.language for d in decisions}):
+        texts = []
+        for d in decisions:
+            if d.language == language:
+                texts.append(d.text[:2000])
+                texts.extend(v for _, ref in d.references() for v in ref.values() if v.strip())
+        model = embedding_model(params, language)
+        tokenizer = tokenizer_for(model) if tokenizer_for else None
+        max_rate = 1.0 if cfg.allow_uncovered_language else cfg.max_unknown_token_rate
+        rates[language] = check_coverage(
+            model, language, texts[:500], max_rate, f"irac.embedding_models.{language}",
+            "irac.allow_uncovered_language", tokenizer,
+        )
+    return rates
+
+
+def similarities(decisions: Sequence[Decision], params: Params, cache_dir: Path | None) -> dict[str, Similarity]:
+    """language -> cached similarity of its embedding model, after the coverage check."""
+    check_languages(decisions, params)
+    return {lang: cached_similarity(embedding_model(params, lang), cache_dir) for lang in {d.language for d in decisions}}
 
 
 class CachedModelSystem(ModelSystem):
@@ -63,62 +98,93 @@ def _key(output: IracOutput) -> str:
     return f"{output.system}/{output.mode}"
 
 
+def _items(task: str, group: Sequence[IracOutput], by_id: Mapping[str, Decision]) -> list[tuple]:
+    """Scoring items, one per (output, party it answers for): a fields output of a party is scored
+    against that party's reference; an analysis (or a fields output for the whole decision) against
+    every party's, so each (decision, party) is one case."""
+    items = []
+    for o in group:
+        d = by_id[o.decision_id]
+        payload = o.fields if task == "fields" else o.analysis
+        for party, reference in d.references():
+            if task == "fields" and o.party and party != o.party:
+                continue
+            items.append((d.id, d.case_type, payload, reference, d.field_kinds, d.field_types, party))
+    return items
+
+
+def _score(task: str, items: list[tuple], by_id: Mapping[str, Decision], similarity: Similarity | Mapping[str, Similarity], tau: float) -> list:
+    """Cases in item order, each language's items scored with that language's similarity."""
+    one = similarity if callable(similarity) else None
+    per_language: Mapping[str, Similarity] = similarity if one is None else defaultdict(lambda: one)  # type: ignore[assignment,arg-type,return-value]
+    score = m.score_fields_batch if task == "fields" else m.score_analysis_batch
+    cases: list = [None] * len(items)
+    for language in sorted({by_id[it[0]].language for it in items}):
+        index = [i for i, it in enumerate(items) if by_id[it[0]].language == language]
+        for i, case in zip(index, score([items[i] for i in index], per_language[language], tau), strict=True):
+            cases[i] = case
+    return cases
+
+
 def metrics(
     outputs: Sequence[IracOutput],
     grades: Sequence[IracGrade],
     decisions: Sequence[Decision],
     params: Params,
-    similarity: Similarity,
+    similarity: Similarity | Mapping[str, Similarity],
 ) -> dict[str, Any]:
-    """SPEC 11 metrics per (system, mode) for each task, overall and per case type."""
+    """SPEC 11 metrics per (system, mode) for each task, overall, per case type and per language.
+    `similarity` is one function for every language, or one per language."""
     cfg = params.irac
     by_id = {d.id: d for d in decisions}
+    language_of = {d.id: d.language for d in decisions}
     groups: dict[tuple[str, str], list[IracOutput]] = defaultdict(list)
     for o in outputs:
         groups[(o.task, _key(o))].append(o)
     grade_of = {g.output_id: g for g in grades}
+    languages = sorted(set(language_of.values()))
     result: dict[str, Any] = {
         "decisions": len(decisions),
+        "cases": sum(len(d.references()) for d in decisions),
         "case_types": dict(sorted(Counter(d.case_type for d in decisions).items())),
-        "reference_fields": sum(len(d.fields) for d in decisions),
+        "languages": dict(sorted(Counter(language_of.values()).items())),
+        "reference_fields": sum(len(ref) for d in decisions for _, ref in d.references()),
         "tau": cfg.tau,
         "embedding_model": cfg.embedding_model,
+        "embedding_models": {lang: embedding_model(params, lang) for lang in languages},
         "judge": cfg.judge or None,
         "fields": {},
         "analysis": {},
     }
     boot = {"resamples": cfg.bootstrap_resamples, "seed": cfg.bootstrap_seed}
     for (task, key), group in sorted(groups.items()):
-        group.sort(key=lambda o: o.decision_id)
-        items = [
-            (o.decision_id, by_id[o.decision_id].case_type, o.fields if task == "fields" else o.analysis,
-             by_id[o.decision_id].fields, by_id[o.decision_id].field_kinds)
-            for o in group
-        ]
-        unparseable = sum(o.status == "unparseable" for o in group)
+        group.sort(key=lambda o: o.id)
+        items = _items(task, group, by_id)
+        cases = _score(task, items, by_id, similarity, cfg.tau)
+        summarise = m.summarise_fields if task == "fields" else m.summarise_analyses
+        entry = summarise(cases, **boot)
+        entry["by_case_type"] = {
+            ct: summarise([c for c in cases if c.case_type == ct], **boot) for ct in result["case_types"]
+        }
+        entry["by_language"] = {
+            lang: summarise([c for c in cases if language_of[c.decision_id] == lang], **boot) for lang in languages
+        }
         if task == "fields":
-            cases = m.score_fields_batch(items, similarity, cfg.tau)
-            entry = m.summarise_fields(cases, **boot)
-            entry["by_case_type"] = {
-                ct: m.summarise_fields([c for c in cases if c.case_type == ct], **boot)
-                for ct in result["case_types"]
-            }
             entry["per_field"] = {
                 name: {"correct": c, "total": t} for name, (c, t) in sorted(m.per_field_accuracy(cases).items())
             }
         else:
-            cases = m.score_analysis_batch(items, similarity, cfg.tau)
-            entry = m.summarise_analyses(cases, **boot)
-            entry["by_case_type"] = {
-                ct: m.summarise_analyses([c for c in cases if c.case_type == ct], **boot)
-                for ct in result["case_types"]
-            }
             graded = [grade_of[o.id] for o in group if o.id in grade_of]
             entry["judge"] = m.judge_score([g.grade for g in graded]) if graded else None
-        entry["unparseable"] = unparseable
+        entry["unparseable"] = sum(o.status == "unparseable" for o in group)
         result[task][key] = entry
     if "analysis" in cfg.tasks:
         # Calibration: the whole decision text read as an "analysis" -- what copying everything would buy.
-        copies = [(d.id, d.case_type, d.text, d.fields, d.field_kinds) for d in sorted(decisions, key=lambda d: d.id)]
-        result["analysis_whole_text"] = m.summarise_analyses(m.score_analysis_batch(copies, similarity, cfg.tau), **boot)
+        copies = [
+            (d.id, d.case_type, d.text, ref, d.field_kinds, d.field_types, party)
+            for d in sorted(decisions, key=lambda d: d.id)
+            for party, ref in d.references()
+        ]
+        cases = _score("analysis", copies, by_id, similarity, cfg.tau)
+        result["analysis_whole_text"] = m.summarise_analyses(cases, **boot)
     return result

@@ -42,9 +42,11 @@ class ReplyError(ValueError):
     retry note and, for an item that stays invalid, into its meta)."""
 
 
-def output_id(task: str, system: str, mode: str, decision_id: str) -> str:
-    """task/system slug/mode/decision id; ValueError when that is not a valid record id."""
+def output_id(task: str, system: str, mode: str, decision_id: str, party_index: int | None = None) -> str:
+    """task/system slug/mode/decision id[/p<party index>]; ValueError when that is not a valid record id."""
     out = f"{task}/{generator_slug(system)}/{mode}/{decision_id}"
+    if party_index is not None:
+        out += f"/p{party_index}"
     if not SAFE_ID.match(out) or ".." in out.split("/"):
         raise ValueError(f"IRAC output id {out!r} is not a valid record id (decision id too long or unsafe?)")
     return out
@@ -198,13 +200,23 @@ class ModelSystem:
         task: str,
         mode: str,
     ) -> list[IracOutput]:
-        """One output per decision, in the order given; a decision whose reply never parsed is kept
-        with status "unparseable" (fields and analysis None)."""
+        """One output per decision (per party of a decision with several, for task "fields"), in the
+        order given; a decision whose reply never parsed is kept with status "unparseable" (fields and
+        analysis None)."""
         if task not in TASKS:
             raise ValueError(f"unknown IRAC task {task!r} (expected one of {', '.join(TASKS)})")
         if mode not in MODES:
             raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
-        ids = [output_id(task, self.name, mode, d.id) for d in decisions]
+        # Task 1 on a decision with several parties: one output per party (SPEC 1).
+        units: list[tuple[Decision, int | None, str]] = []
+        for d in decisions:
+            if task == "fields" and d.parties:
+                units.extend((d, k, p.name) for k, p in enumerate(d.parties))
+            else:
+                units.append((d, None, ""))
+        decisions = [d for d, _, _ in units]
+        parties = [p for _, _, p in units]
+        ids = [output_id(task, self.name, mode, d.id, k) for d, k, _ in units]
         if len(set(ids)) != len(ids):
             raise ValueError("IRAC: duplicate decision ids")
         specs = []
@@ -217,7 +229,7 @@ class ModelSystem:
 
         def build(i: int, note: str | None) -> str:
             if task == "fields":
-                return fields_prompt(decisions[i], specs[i], mode, note)
+                return fields_prompt(decisions[i], specs[i], mode, note, parties[i])
             return analysis_prompt(decisions[i], mode, note)
 
         def parse(i: int, response: Response) -> Any:
@@ -253,6 +265,7 @@ class ModelSystem:
                     analysis=done[i] if ok and task == "analysis" else None,
                     status="ok" if ok else "unparseable",
                     meta=meta,
+                    party=parties[i],
                 )
             )
         return outputs

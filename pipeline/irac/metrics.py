@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.irac.normalize import exact_match, mentions, normalize
+from pipeline.language import count_tokens
 from pipeline.stats import bootstrap_interval
-from pipeline.text import count_tokens, split_sentences
+from pipeline.text import split_sentences
 
 Similarity = Callable[[list[str], list[str]], np.ndarray]
 
@@ -40,6 +41,7 @@ class FieldCase:
     overall: float | None  # None when the overlap is empty
     per_field: dict[str, bool]  # overlap field -> correct
     parseable: bool = True
+    party: str = ""  # the party this case scores ("" = the decision as a whole)
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,21 @@ class AnalysisCase:
     tokens: int  # length of the analysis, to see a long copy of the decision next to its recall
     parseable: bool = True
     unstatable: int = 0  # yes/no reference fields, left out of reference_count (see score_analysis_batch)
+    party: str = ""
 
 
-# (decision_id, case_type, predicted fields or analysis (None = unparseable), reference fields, kinds)
-FieldItem = tuple[str, str, dict[str, str] | None, dict[str, str], dict[str, str]]
-AnalysisItem = tuple[str, str, str | None, dict[str, str], dict[str, str]]
+# (decision_id, case_type, predicted fields or analysis (None = unparseable), reference fields, kinds
+# [, declared field types [, party]]). Old data has no types: its values are compared untyped. A decision
+# with several parties gives one item per party, so averages run over (decision, party).
+FieldItem = tuple  # (str, str, dict[str, str] | None, dict[str, str], dict[str, str][, dict[str, str][, str]])
+AnalysisItem = tuple  # (str, str, str | None, dict[str, str], dict[str, str][, dict[str, str][, str]])
+
+
+def _unpack(item: tuple) -> tuple[str, str, object, dict[str, str], dict[str, str], dict[str, str], str]:
+    decision_id, case_type, payload, reference, kinds = item[:5]
+    types = item[5] if len(item) > 5 and item[5] else {}
+    party = item[6] if len(item) > 6 else ""
+    return decision_id, case_type, payload, reference, kinds, types, party
 
 
 def _filled(value: str | None) -> bool:
@@ -115,25 +127,26 @@ def score_fields_batch(items: Sequence[FieldItem], similarity: Similarity, tau: 
     """
     prepared = []
     semantic_pairs: list[tuple[list[str], list[str]]] = []
-    for decision_id, case_type, predicted, reference, kinds in items:
+    for item in items:
+        decision_id, case_type, predicted, reference, kinds, types, party = _unpack(item)
         ref = _reference(decision_id, reference)
-        pred = {k: v for k, v in (predicted or {}).items() if _filled(v)}
+        pred = {k: v for k, v in (predicted or {}).items() if _filled(v)}  # type: ignore[union-attr]
         overlap = sorted(ref.keys() & pred.keys())
         correct: dict[str, bool] = {}
         waiting: list[str] = []
         for name in overlap:
             if kinds.get(name, "semantic") == "exact":
-                correct[name] = exact_match(pred[name], ref[name])
-            elif normalize(pred[name]) == normalize(ref[name]):
+                correct[name] = exact_match(pred[name], ref[name], types.get(name))
+            elif exact_match(pred[name], ref[name], types.get(name)):
                 correct[name] = True
             else:
                 waiting.append(name)
                 semantic_pairs.append(([pred[name]], [ref[name]]))
-        prepared.append((decision_id, case_type, predicted is not None, ref, pred, kinds, correct, waiting))
+        prepared.append((decision_id, case_type, predicted is not None, ref, pred, kinds, correct, waiting, party))
 
     cosines = iter(_blocks(semantic_pairs, similarity))
     cases = []
-    for decision_id, case_type, parseable, ref, pred, kinds, correct, waiting in prepared:
+    for decision_id, case_type, parseable, ref, pred, kinds, correct, waiting, party in prepared:
         for name in waiting:
             correct[name] = bool(next(cosines)[0, 0] >= tau)
         exact = [n for n in correct if kinds.get(n, "semantic") == "exact"]
@@ -158,6 +171,7 @@ def score_fields_batch(items: Sequence[FieldItem], similarity: Similarity, tau: 
                 ),
                 per_field=dict(sorted(correct.items())),
                 parseable=parseable,
+                party=party,
             )
         )
     return cases
@@ -189,9 +203,11 @@ def score_fields(
     tau: float,
     decision_id: str = "",
     case_type: str = "",
+    types: dict[str, str] | None = None,
 ) -> FieldCase:
     """One decision's task 1 scores (see score_fields_batch)."""
-    return score_fields_batch([(decision_id, case_type, predicted, reference, kinds)], similarity, tau)[0]
+    item = (decision_id, case_type, predicted, reference, kinds, types or {})
+    return score_fields_batch([item], similarity, tau)[0]
 
 
 def segments(analysis: str) -> list[str]:
@@ -219,26 +235,29 @@ def score_analysis_batch(
     """
     prepared = []
     groups: list[tuple[list[str], list[str]]] = []
-    for decision_id, case_type, analysis, reference, kinds in items:
+    for item in items:
+        decision_id, case_type, analysis, reference, kinds, types, party = _unpack(item)
         full = _reference(decision_id, reference)
-        ref = {n: v for n, v in full.items() if not normalize(v).startswith("yesno:")}
+        ref = {
+            n: v for n, v in full.items() if types.get(n) != "yesno" and not normalize(v).startswith("yesno:")
+        }
         text = analysis or ""
         stated: dict[str, bool] = {}
         waiting: list[str] = []
         for name, value in sorted(ref.items()):
-            if text and mentions(text, value):
+            if text and mentions(text, value, types.get(name)):  # type: ignore[arg-type]
                 stated[name] = True
             elif text and kinds.get(name, "semantic") != "exact":
                 waiting.append(name)
             else:
                 stated[name] = False
-        pieces = segments(text) if waiting else []
+        pieces = segments(text) if waiting else []  # type: ignore[arg-type]
         groups.append((pieces, [ref[n] for n in waiting]))
-        prepared.append((decision_id, case_type, analysis, ref, stated, waiting, len(full) - len(ref)))
+        prepared.append((decision_id, case_type, analysis, ref, stated, waiting, len(full) - len(ref), party))
 
     blocks = _blocks(groups, similarity)
     cases = []
-    for (decision_id, case_type, analysis, ref, stated, waiting, unstatable), block in zip(
+    for (decision_id, case_type, analysis, ref, stated, waiting, unstatable, party), block in zip(
         prepared, blocks, strict=True
     ):
         best = block.max(axis=0) if block.size else np.zeros(len(waiting))
@@ -256,6 +275,7 @@ def score_analysis_batch(
                 tokens=count_tokens(analysis) if analysis else 0,
                 parseable=analysis is not None,
                 unstatable=unstatable,
+                party=party,
             )
         )
     return cases

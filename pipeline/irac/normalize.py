@@ -333,6 +333,10 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
+# The folding `scan` expects, for callers that locate values in a text (the rule system).
+fold = _fold
+
+
 def scan(folded: str) -> list[Found]:
     """Typed values in an already folded text, left to right, never overlapping.
 
@@ -430,11 +434,91 @@ def normalize(value: str) -> str:
     return "text:" + _replace(folded, scan(folded))
 
 
-def exact_match(predicted: str, reference: str) -> bool:
-    """Equal after normalisation; an empty prediction never matches."""
+def exact_match(predicted: str, reference: str, value_type: str | None = None) -> bool:
+    """Equal after normalisation, or equal as the declared `value_type` (see `typed_equal`); an empty
+    prediction never matches. Without a type this is the untyped comparison of old data."""
     if not predicted or not predicted.strip():
         return False
-    return normalize(predicted) == normalize(reference)
+    if normalize(predicted) == normalize(reference):
+        return True
+    return value_type is not None and typed_equal(predicted, reference, value_type)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Declared types (SPEC 1 field_types). The untyped reading above must stay strict ("$3,000" is not
+# "US$3,000", "20" is not "20%") because it cannot know what a value is; a declared type can relax
+# exactly where the type makes the meaning plain: a money field's "4,665,091.79" is an amount of money.
+
+_YES_NO_WORDS = {
+    "yes": "yes", "y": "yes", "true": "yes", "是": "yes", "有": "yes", "存在": "yes", "成立": "yes",
+    "构成": "yes", "已": "yes", "是的": "yes",
+    "no": "no", "n": "no", "false": "no", "否": "no", "无": "no", "没有": "no", "不存在": "no",
+    "不成立": "no", "不构成": "no", "未": "no", "無": "no",
+}  # fmt: skip
+
+
+def _amount_of(canonical: str) -> tuple[str, str] | None:
+    """(currency code or "", amount) of a canonical money or number value."""
+    if canonical.startswith("money:"):
+        _, code, amount = canonical.split(":", 2)
+        return code, amount
+    if canonical.startswith("number:"):
+        return "", canonical[len("number:") :]
+    return None
+
+
+def _single(folded: str, prefixes: tuple[str, ...]) -> str | None:
+    """The one distinct typed value with one of `prefixes` in a folded text (None: none or several)."""
+    found = {f.value for f in scan(folded) if f.value.startswith(prefixes)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _squash(text: str) -> str:
+    """A name folded without spaces, punctuation or symbols: "Chan Tai-man" == "chan taiman"."""
+    return "".join(ch for ch in _fold(text) if unicodedata.category(ch)[0] not in "PZSC")
+
+
+def typed_key(value: str, value_type: str) -> str | None:
+    """The form two values of `value_type` are compared in; None when `value` is not of that type.
+
+    money / number: the amount (money keeps its currency code, "" when none is written); date: the
+    ISO date; yesno: yes or no (English and Chinese words); name: the squashed name; text: the
+    untyped canonical form.
+    """
+    folded = _fold(value).strip(_OUTER)
+    if not folded:
+        return None
+    if value_type in ("money", "number"):
+        canonical = _whole(folded) or _single(folded, ("money:", "number:"))
+        amount = _amount_of(canonical) if canonical else None
+        if amount is None:
+            return None
+        return f"{amount[0]}:{amount[1]}" if value_type == "money" else amount[1]
+    if value_type == "date":
+        canonical = _whole(folded) or _single(folded, ("date:",))
+        return canonical if canonical and canonical.startswith("date:") else None
+    if value_type == "yesno":
+        word = _YES_NO_WORDS.get(folded)
+        return f"yesno:{word}" if word else None
+    if value_type == "name":
+        return _squash(value) or None
+    return normalize(value)
+
+
+def _same_money(a: str, b: str) -> bool:
+    code_a, amount_a = a.split(":", 1)
+    code_b, amount_b = b.split(":", 1)
+    return amount_a == amount_b and (code_a == code_b or not code_a or not code_b)
+
+
+def typed_equal(predicted: str, reference: str, value_type: str) -> bool:
+    """Equal as values of the declared type: "4,665,091.79元" == "4,665,091.79" == "人民币4665091.79元"
+    for money (a currency written on one side only is no mismatch; two different ones are), "2011年5月3日"
+    == "3 May 2011" for dates, 是 == yes, names without spacing and punctuation."""
+    a, b = typed_key(predicted, value_type), typed_key(reference, value_type)
+    if a is None or b is None:
+        return False
+    return _same_money(a, b) if value_type == "money" else a == b
 
 
 def values_in(text: str) -> set[str]:
@@ -442,15 +526,18 @@ def values_in(text: str) -> set[str]:
     return set(_analyse(text)[1])
 
 
-def mentions(text: str, reference: str) -> bool:
+def mentions(text: str, reference: str, value_type: str | None = None) -> bool:
     """Whether a free text (an analysis) states the reference value.
 
     A typed reference must be among the values found in the text; a "text:" reference must appear in
     the text's canonical form, not inside a longer word or number ("section 27" is not in "section
-    270"). A yes/no reference is never found: "Yes" cannot be stated without the question.
+    270"). A yes/no reference is never found: "Yes" cannot be stated without the question. With a
+    declared `value_type`, a value of that type in the text also counts (see `typed_equal`).
     """
     if not text or not reference or not reference.strip():
         return False
+    if value_type is not None and value_type != "text" and _mentions_typed(text, reference, value_type):
+        return True
     ref = normalize(reference)
     if not ref.startswith("text:"):
         return ref in _analyse(text)[1]
@@ -461,3 +548,23 @@ def mentions(text: str, reference: str) -> bool:
     left = r"(?<![0-9a-z_])" if re.match(r"[0-9a-z_]", needle) else ""
     right = r"(?![0-9a-z_]|\.\d)" if re.search(r"[0-9a-z_]$", needle) else ""
     return re.search(left + re.escape(needle) + right, canonical_text(text)) is not None
+
+
+def _mentions_typed(text: str, reference: str, value_type: str) -> bool:
+    """Whether the text states the reference as a value of its declared type."""
+    key = typed_key(reference, value_type)
+    if key is None:
+        return False
+    if value_type == "name":
+        return len(key) >= 2 and key in _squash(text)
+    if value_type == "date":
+        return key in _analyse(text)[1]
+    if value_type in ("money", "number"):
+        for found in _analyse(text)[1]:
+            amount = _amount_of(found)
+            if amount is None:
+                continue
+            other = f"{amount[0]}:{amount[1]}" if value_type == "money" else amount[1]
+            if (_same_money(other, key) if value_type == "money" else other == key):
+                return True
+    return False

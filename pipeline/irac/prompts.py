@@ -142,8 +142,11 @@ def _join(parts: Sequence[str]) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def fields_prompt(decision: Decision, specs: Sequence[FieldSpec], mode: str, note: str | None = None) -> str:
-    """Task 1: one JSON object {field name: value or null} for the fields of the decision's case type."""
+def fields_prompt(
+    decision: Decision, specs: Sequence[FieldSpec], mode: str, note: str | None = None, party: str = ""
+) -> str:
+    """Task 1: one JSON object {field name: value or null} for the fields of the decision's case type
+    (for one named party when the decision concerns several)."""
     if not specs:
         raise ValueError(f"decision {decision.id}: no fields to ask for (case type {decision.case_type!r})")
     listing = "\n".join(f"- {s.name} ({s.type}): {s.description}" for s in specs)
@@ -155,6 +158,7 @@ def fields_prompt(decision: Decision, specs: Sequence[FieldSpec], mode: str, not
             _language_line(decision),
             _decision_block(decision),
             f"FIELDS:\n{listing}",
+            f"PARTY: give the values that concern {party} only." if party else "",
             _FIELDS_FORMAT.format(example=example),
             _mode_block(mode, decision, "fields"),
             note or "",

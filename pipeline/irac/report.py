@@ -78,6 +78,30 @@ def _by_case_type(section: dict[str, dict[str, Any]], stat: str) -> list[str]:
     return lines
 
 
+def _by_language(fields: dict[str, dict[str, Any]], analysis: dict[str, dict[str, Any]]) -> list[str]:
+    """One row per (system, mode, language): exact, semantic and overall accuracy, and IRAC recall."""
+    lines = [
+        "| system | mode | language | cases | exact accuracy | semantic accuracy | overall accuracy | IRAC recall |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for key in sorted(set(fields) | set(analysis)):
+        system, mode = _split(key)
+        f_langs = fields.get(key, {}).get("by_language", {})
+        a_langs = analysis.get(key, {}).get("by_language", {})
+        for lang in sorted(set(f_langs) | set(a_langs)):
+            f, a = f_langs.get(lang), a_langs.get(lang)
+            exact = f"{_num(f['exact']['accuracy'])} ({f['exact']['correct']}/{f['exact']['total']})" if f else "-"
+            semantic = (
+                f"{_num(f['semantic']['accuracy'])} ({f['semantic']['correct']}/{f['semantic']['total']})" if f else "-"
+            )
+            cases = (f or a)["cases"]
+            lines.append(
+                f"| {system} | {mode} | {lang} | {cases} | {exact} | {semantic} | "
+                f"{_ci(f['overall_accuracy']) if f else '-'} | {_ci(a['recall']) if a else '-'} |"
+            )
+    return lines
+
+
 def _per_field(fields: dict[str, dict[str, Any]]) -> list[str]:
     keys = list(fields)
     names = sorted({n for m in fields.values() for n in m["per_field"]})
@@ -127,6 +151,11 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "",
         *_by_case_type(metrics["fields"], "overall_accuracy"),
         "",
+        "By record language (cases are (decision, party) pairs; each language scored with its own "
+        f"embedding model: {_models(metrics)}):",
+        "",
+        *_by_language(metrics["fields"], metrics["analysis"]),
+        "",
         "Accuracy per field (fields both filled; count in brackets):",
         "",
         *_per_field(metrics["fields"]),
@@ -154,3 +183,8 @@ def render(metrics: dict[str, Any], params: Params) -> str:
 def _unstatable(metrics: dict[str, Any]) -> str:
     counts = {m["unstatable_fields"] for m in metrics["analysis"].values()}
     return f"{counts.pop()} in all" if len(counts) == 1 else "see metrics"
+
+
+def _models(metrics: dict[str, Any]) -> str:
+    models = metrics.get("embedding_models") or {}
+    return ", ".join(f"{lang} {model}" for lang, model in models.items()) or "n/a"

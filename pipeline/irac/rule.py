@@ -6,6 +6,12 @@ ranked by the IDF-weighted cues they (and their section heading) contain; an exa
 value of its type nearest the cues in the best sentence that has one, a semantic field the best clause.
 The analysis is the best sentences for issue, rule, application and conclusion, in IRAC order. It is a
 real baseline: it finds what the text says near the right words, and misses what needs reasoning.
+
+Cue words, sentence splitting and value patterns follow the decision's language (cues.py): a Chinese
+decision is split at 。！？；, ranked by character-bigram cues, and its values are found by the same
+scanner that normalises them (so 466.5万元 and 2011年5月3日 are found as money and a date). A Chinese
+analysis also carries the sentences its extracted values came from, so it states the facts it found.
+An analysis with nothing in it is reported "unparseable", never an empty "ok".
 """
 
 from __future__ import annotations
@@ -16,8 +22,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.irac import cues as cue_words
 from pipeline.irac import llm
+from pipeline.irac.normalize import fold, scan
 from pipeline.irac.schema import FieldSpec, ValueType
+from pipeline.language import sentences as language_sentences
 from pipeline.records import Decision, IracOutput
 from pipeline.retrieval.tokenize import tokenize
 from pipeline.text import split_sentences
@@ -51,14 +60,22 @@ _CLAUSE = re.compile(
     r"as|to take effect|in view)\b)"
 )
 
-# Cue words of the four IRAC parts, for the analysis; field cues come from the field guide.
-_PART_CUES = {
-    "Issue": "issue question whether decide determine matter dispute",
-    "Rule": "law rule section clause ordinance provision principle guideline statutory legal",
-    "Application": "facts find found finds established satisfied evidence applying because therefore",
-    "Conclusion": "conclusion order ordered orders penalty sentence sentenced granted pay accordingly",
+# Chinese: clause breaks, citations of a law and its article, and the canonical prefixes the value
+# scanner gives each value type.
+_ZH_CLAUSE = re.compile(r"[，,；;：:]")
+_ZH_NUMERAL = r"[零一二三四五六七八九十百千\d]+"
+_ZH_CITATION = re.compile(rf"《[^》]{{1,40}}》(?:第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?)?|第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?")
+# A text field whose cues speak of provisions takes a citation when its sentences have one.
+_ZH_CITING = ("条款", "法条", "依据", "法律", "规定")
+_ZH_NAME_END = re.compile(r"[，,。；;：:、（(）)\s]")
+_SCANNED: dict[str, tuple[str, ...]] = {
+    "money": ("money:",),
+    "number": ("number:",),
+    "date": ("date:",),
+    "percent": ("percent:",),
+    "times": ("times:",),
+    "duration": ("duration:",),
 }
-_PART_SENTENCES = {"Issue": 1, "Rule": 2, "Application": 3, "Conclusion": 2}
 
 
 @dataclass(frozen=True)
@@ -73,10 +90,12 @@ class _Reader:
     """A decision split into sentences, with IDF weights of their words for cue ranking."""
 
     def __init__(self, decision: Decision):
+        self.language = decision.language
+        split = split_sentences if decision.language == "en" else lambda t: language_sentences(t, "zh")
         self.sentences = [
             _Sentence(s, sec.heading, frozenset(tokenize(s)), frozenset(tokenize(sec.heading)))
             for sec in decision.sections
-            for s in split_sentences(sec.text)
+            for s in split(sec.text)
         ]
         df = Counter(t for s in self.sentences for t in s.tokens)
         n = len(self.sentences)
@@ -95,8 +114,10 @@ class _Reader:
         return scored
 
 
-def _cue_text(spec: FieldSpec) -> str:
-    return f"{spec.name.replace('_', ' ')} {spec.description}"
+def _cue_text(spec: FieldSpec, language: str = "en", party: str = "") -> str:
+    if language == "zh":
+        return f"{cue_words.zh_field_cues(spec.name, spec.description)} {party}".strip()
+    return f"{spec.name.replace('_', ' ')} {spec.description} {party}".strip()
 
 
 def _nearest_span(sentence: str, pattern: re.Pattern[str], cues: set[str]) -> str | None:
@@ -121,55 +142,127 @@ def _best_clause(sentence: str, cues: set[str]) -> str:
     return best.rstrip(".")
 
 
-def extract_fields(decision: Decision, specs: Sequence[FieldSpec]) -> dict[str, str]:
-    """The value of each field the rules find in the decision text; fields without cue support are left out."""
-    reader = _Reader(decision)
-    out: dict[str, str] = {}
+def extract_fields(decision: Decision, specs: Sequence[FieldSpec], party: str = "") -> dict[str, str]:
+    """The value of each field the rules find in the decision text; fields without cue support are left out.
+    `party` (a party's name, for a decision with several) is one more cue, so its sentences rank first."""
+    return {name: value for name, (value, _) in _extract(_Reader(decision), specs, party).items()}
+
+
+def _extract(reader: _Reader, specs: Sequence[FieldSpec], party: str) -> dict[str, tuple[str, int]]:
+    """field -> (value, index of the sentence it came from)."""
+    out: dict[str, tuple[str, int]] = {}
     for spec in specs:
-        cue_text = _cue_text(spec)
+        cue_text = _cue_text(spec, reader.language, party)
         cues = set(tokenize(cue_text))
         ranked = reader.ranked(cue_text)
         if not ranked:
             continue
-        value = _value(spec.type, [reader.sentences[i].text for _, i in ranked], cues)
-        if value:
-            out[spec.name] = value
+        sentences = [reader.sentences[i].text for _, i in ranked]
+        if reader.language == "zh":
+            found = _zh_value(spec.type, sentences, cue_text.split(), cues)
+        else:
+            found = _value(spec.type, sentences, cues)
+        if found:
+            value, k = found
+            out[spec.name] = (value, ranked[k][1])
     return out
 
 
-def _value(value_type: ValueType, sentences: list[str], cues: set[str]) -> str | None:
+def _value(value_type: ValueType, sentences: list[str], cues: set[str]) -> tuple[str, int] | None:
     if value_type == "yesno":
-        return "No" if _NEGATIVE.search(sentences[0]) else "Yes"
+        return ("No" if _NEGATIVE.search(sentences[0]) else "Yes"), 0
     if value_type == "text":
-        return _best_clause(sentences[0], cues)
+        return _best_clause(sentences[0], cues), 0
     pattern = _PATTERNS[value_type]
-    for sentence in sentences:
+    for k, sentence in enumerate(sentences):
         span = _nearest_span(sentence, pattern, cues)
         if span:
-            return span
+            return span, k
     return None
 
 
-def write_analysis(decision: Decision) -> str:
-    """An IRAC analysis made of the decision's best sentences for each part, in IRAC order."""
+def _zh_value(value_type: ValueType, sentences: list[str], words: list[str], cues: set[str]) -> tuple[str, int] | None:
+    """A Chinese sentence's value of the type nearest the cue words (the best-ranked sentence that has one)."""
+    if value_type == "yesno":
+        return cue_words.YES_NO["zh"][1 if _NEGATIVE.search(sentences[0]) else 0], 0
+    if value_type == "text" and any(w in "".join(words) for w in _ZH_CITING):
+        cited = _zh_value("citation", sentences, words, cues)
+        if cited:
+            return cited
+    if value_type == "text":
+        clauses = [c.strip() for c in _ZH_CLAUSE.split(sentences[0]) if c.strip()]
+        best = max(clauses, key=lambda c: (len(cues & set(tokenize(c))), len(c)))
+        return best.rstrip("。！？"), 0
+    for k, sentence in enumerate(sentences):
+        folded = fold(sentence)
+        positions = [m.start() for w in words if w for m in re.finditer(re.escape(fold(w)), folded)]
+        spans = _zh_spans(value_type, folded)
+        if spans:
+            if not positions:
+                return folded[spans[0][0] : spans[0][1]], k
+            start, end = min(spans, key=lambda sp: min(min(abs(sp[0] - p), abs(sp[1] - p)) for p in positions))
+            return folded[start:end].strip(" ，,。"), k
+    return None
+
+
+def _zh_spans(value_type: ValueType, folded: str) -> list[tuple[int, int]]:
+    """(start, end) of every value of the type in a folded Chinese sentence."""
+    if value_type in _SCANNED:
+        return [(f.start, f.end) for f in scan(folded) if f.value.startswith(_SCANNED[value_type])]
+    if value_type == "citation":
+        return [m.span() for m in _ZH_CITATION.finditer(folded)]
+    if value_type == "name":
+        spans = []
+        for lead in cue_words.ZH_NAME_LEADS:
+            # A label ("当事人：张某"), not the word in running text ("当事人应自收到…").
+            for m in re.finditer(lead + r"\s*[：:]\s*", folded):
+                end = _ZH_NAME_END.search(folded, m.end())
+                stop = end.start() if end else len(folded)
+                if 2 <= stop - m.end() <= 20:
+                    spans.append((m.end(), stop))
+        return spans
+    return []
+
+
+def write_analysis(decision: Decision, specs: Sequence[FieldSpec] = ()) -> str:
+    """An IRAC analysis made of the decision's best sentences for each part, in IRAC order.
+
+    For a Chinese decision the application also carries the sentences the field values were found in
+    (given `specs`), so the analysis states the facts the system found; English keeps its original form.
+    """
     reader = _Reader(decision)
+    language = reader.language if reader.language in cue_words.PART_CUES else "en"
     used: set[int] = set()
     lines = []
-    for part, cue_text in _PART_CUES.items():
+    facts = []
+    if language == "zh" and specs:
+        facts = sorted({i for _, i in _extract(reader, specs, "").values()})
+    for part, cue_text in cue_words.PART_CUES[language].items():
         picked = []
         for _, i in reader.ranked(cue_text):
             if i not in used:
                 used.add(i)
-                picked.append(reader.sentences[i].text)
-            if len(picked) == _PART_SENTENCES[part]:
+                picked.append(i)
+            if len(picked) == cue_words.PART_SENTENCES[part]:
                 break
+        if part == "Application":
+            picked += [i for i in facts if i not in used]
+            used.update(picked)
         if picked:
-            lines.append(f"{part}: {' '.join(picked)}")
+            heading = cue_words.PART_HEADINGS[language][part]
+            if language == "zh":
+                lines.append(f"{heading}：{''.join(reader.sentences[i].text for i in picked)}")
+            else:
+                lines.append(f"{heading}: {' '.join(reader.sentences[i].text for i in picked)}")
     return "\n".join(lines)
 
 
 class RuleSystem:
-    """The rule baseline behind the same interface as the model systems (one way of working: standard)."""
+    """The rule baseline behind the same interface as the model systems (one way of working: standard).
+
+    Task "fields" gives one output per party of a decision with several parties (one per decision
+    otherwise); an analysis in which no sentence was found is "unparseable", so the report counts it.
+    """
 
     name = NAME
 
@@ -178,11 +271,18 @@ class RuleSystem:
     ) -> list[IracOutput]:
         outputs = []
         for d in decisions:
-            output_id = llm.output_id(task, NAME, mode, d.id)
             if task == "fields":
-                outputs.append(
-                    IracOutput(output_id, d.id, "fields", NAME, mode, extract_fields(d, specs[d.case_type]), None, "ok")
-                )
+                units = [(None, "")] if not d.parties else list(enumerate(p.name for p in d.parties))
+                for index, party in units:
+                    output_id = llm.output_id(task, NAME, mode, d.id, index)
+                    fields = extract_fields(d, specs[d.case_type], party)
+                    outputs.append(IracOutput(output_id, d.id, "fields", NAME, mode, fields, None, "ok", party=party))
+                continue
+            output_id = llm.output_id(task, NAME, mode, d.id)
+            analysis = write_analysis(d, specs.get(d.case_type, ()))
+            if analysis.strip():
+                outputs.append(IracOutput(output_id, d.id, "analysis", NAME, mode, None, analysis, "ok"))
             else:
-                outputs.append(IracOutput(output_id, d.id, "analysis", NAME, mode, None, write_analysis(d), "ok"))
+                meta = {"problem": f"no sentence of the decision matched the {d.language} cue words"}
+                outputs.append(IracOutput(output_id, d.id, "analysis", NAME, mode, None, None, "unparseable", meta))
         return outputs

@@ -2,12 +2,15 @@
 systems work from (SPEC 11 task 1 asks for these fields by name; the guide never holds a value).
 
 A FieldSpec gives the field's kind (exact or semantic, from the decision), the value type the rule
-system looks for, and a one-line description. The three synthetic case types have written guides;
-any other case type (an imported corpus) gets a guide derived from the field names.
+system looks for, and a one-line description. The value type is the one the data declares
+(Decision.field_types), refined by a written guide where one exists (the three synthetic case types);
+only a field the data leaves untyped has its type inferred from its name, with a warning, so old data
+keeps working while new data is never guessed.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -114,6 +117,36 @@ _NAME_TYPES: tuple[tuple[str, ValueType], ...] = (
 )
 
 
+# A declared record type (SPEC 1) and the finer rule-system types a written guide may refine it to:
+# the record says "number" for a multiplier, the guide knows it is written "two times".
+_REFINES: dict[str, frozenset[str]] = {
+    "number": frozenset({"number", "times", "percent"}),
+    "text": frozenset({"text", "duration", "citation", "name"}),
+}
+
+log = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+
+def _warn_inferred(case_type: str) -> None:
+    """Log once per case type (per process) that some field types were guessed from names."""
+    if case_type not in _warned:
+        _warned.add(case_type)
+        log.warning(
+            "IRAC: decisions of case type %r declare no field_types for some fields; their value types "
+            "were inferred from the field names (declare field_types in the data, SPEC 1)",
+            case_type,
+        )
+
+
+def _spec_type(name: str, declared: str | None, guide: tuple[ValueType, str] | None) -> ValueType:
+    if guide and (declared is None or guide[0] == declared or guide[0] in _REFINES.get(declared, ())):
+        return guide[0]
+    if declared is not None:
+        return declared  # type: ignore[return-value]
+    return infer_type(name)
+
+
 def infer_type(name: str) -> ValueType:
     for pattern, value_type in _NAME_TYPES:
         if re.search(pattern, name):
@@ -129,15 +162,27 @@ def field_specs(decisions: Iterable[Decision]) -> dict[str, list[FieldSpec]]:
     reference leaves empty is counted as spurious, not as a match.
     """
     kinds: dict[str, dict[str, str]] = {}
+    types: dict[str, dict[str, str]] = {}
     for d in decisions:
         seen = kinds.setdefault(d.case_type, {})
-        for name in d.fields:
+        declared = types.setdefault(d.case_type, {})
+        for name in sorted(d.field_names()):
             seen.setdefault(name, d.field_kinds.get(name, "semantic"))
+            if name in d.field_types:
+                declared.setdefault(name, d.field_types[name])
     out = {}
     for case_type, names in sorted(kinds.items()):
         guide = _GUIDES.get(case_type, {})
+        declared = types[case_type]
+        if any(n not in declared and n not in guide for n in names):
+            _warn_inferred(case_type)
         out[case_type] = [
-            FieldSpec(name, names[name], *(guide.get(name) or (infer_type(name), name.replace("_", " "))))
+            FieldSpec(
+                name,
+                names[name],  # type: ignore[arg-type]
+                _spec_type(name, declared.get(name), guide.get(name)),
+                guide[name][1] if name in guide else name.replace("_", " "),
+            )
             for name in sorted(names)
         ]
     return out

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pipeline import language
 from pipeline.records import QA, Candidate, Label, Passage
 
 BEHAVIOURS = ("attempted", "abstained", "unusable")
@@ -30,6 +31,12 @@ class JudgeItem:
     passages: tuple[Passage, ...]
     answerable: bool
     refusal: str
+
+
+def item_language(qa: QA) -> str:
+    """The language a judge reads an item in: that of its question and reference answer (a QA record
+    carries no language of its own; its decision's language is the one its text is written in)."""
+    return language.detect(f"{qa.question}\n{qa.answer}")
 
 
 class Judge(Protocol):

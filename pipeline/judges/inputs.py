@@ -4,11 +4,12 @@ with the file, the record and the field."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.io import InputError, read_records
-from pipeline.judges.base import JudgeItem
+from pipeline.judges.base import JudgeItem, item_language
 from pipeline.records import QA, Candidate, Context, Label, Passage
 
 INTERIM = Path("data/interim")
@@ -49,13 +50,23 @@ def load_corpus(root: Path = INTERIM) -> Corpus:
     return Corpus(passages, qas, contexts, candidates)
 
 
-def judge_items(corpus: Corpus, refusal: str) -> list[JudgeItem]:
+def judge_items(corpus: Corpus, refusal: str | Mapping[str, str]) -> list[JudgeItem]:
+    """One item per candidate. `refusal` is one sentence, or one per language (generate.refusals):
+    then each item gets the refusal of its question's language, and a language without one stops."""
     items = []
     for cand in corpus.candidates:
         context = corpus.contexts[cand.context_id]
+        qa = corpus.qas[context.qa_id]
         passages = tuple(corpus.passages[p] for p in context.passage_ids)
-        items.append(JudgeItem(cand, corpus.qas[context.qa_id], passages, context.answerable, refusal))
+        sentence = refusal if isinstance(refusal, str) else _refusal_of(refusal, item_language(qa))
+        items.append(JudgeItem(cand, qa, passages, context.answerable, sentence))
     return items
+
+
+def _refusal_of(refusals: Mapping[str, str], lang: str) -> str:
+    if lang not in refusals:
+        raise ValueError(f"no refusal sentence for language {lang!r}: set generate.refusals.{lang}")
+    return refusals[lang]
 
 
 def load_labels(path: Path, candidates: list[Candidate]) -> dict[str, Label]:

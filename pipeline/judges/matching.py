@@ -2,12 +2,18 @@
 refusal clauses and degenerate text.
 
 Everything here is a plain function of strings so each check can be tested on hand-built sentences.
+Each takes the text's language ("en" | "zh"; detected from the text when None): English keeps its
+[a-z0-9] words; Chinese goes through pipeline.language (jieba words, character bigrams inside
+content words, Chinese amounts and dates) and the cue lists of cues_zh.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+
+from pipeline import language
+from pipeline.judges import cues_zh
 
 STOPWORDS = frozenset(
     """a an the and or but if then than that this these those there here of to in on at by for with from
@@ -35,16 +41,6 @@ FRAMING = frozenset(
 CURRENCY = frozenset("hk us usd hkd rmb cny gbp eur dollar dollars yuan".split())
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]|\((?:passage|para(?:graph)?|p\.)\s*\d+\)", re.I)
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?:\s*(million|billion|thousand|bn|m|k)\b)?", re.I)
-_SCALE = {"million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "thousand": 1e3, "k": 1e3}
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60})
 # Phrases that on their own say the answer cannot be given from what was shown.
 _REFUSAL_CUES = re.compile(
     r"\b(?:(?:not|insufficient|in)\s*(?:enough|sufficient)\s+(?:information|detail|evidence)"
@@ -73,7 +69,13 @@ def strip_citations(text: str) -> str:
     return _CITATION.sub(" ", text)
 
 
-def words(text: str) -> list[str]:
+def _lang(text: str, lang: str | None) -> str:
+    return language.detect(text) if lang is None else language.check(lang)
+
+
+def words(text: str, lang: str | None = None) -> list[str]:
+    if _lang(text, lang) == "zh":
+        return language.words(text, "zh")
     return _WORD.findall(text.lower())
 
 
@@ -85,78 +87,140 @@ def stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased, lightly stemmed words minus stopwords and bare numbers (numbers are compared apart)."""
-    return {stem(w) for w in words(strip_citations(text)) if w not in STOPWORDS and not w[0].isdigit()}
+def content_words(text: str, lang: str | None = None) -> set[str]:
+    """Lower-cased, lightly stemmed words minus stopwords and bare numbers (numbers are compared apart).
+
+    zh: the character bigrams inside each content word (a one-character word stays whole), numerals
+    and currency left out. Looked up in haystack() of the other text, they are found wherever the word
+    occurs, however a segmenter cuts the sentence around it."""
+    if _lang(text, lang) == "zh":
+        units: set[str] = set()
+        for w in language.words(strip_citations(text), "zh"):
+            if language.has_cjk(w):
+                if (
+                    w not in language.STOPWORDS["zh"]
+                    and not language.is_numeral(w)
+                    and w not in cues_zh.CURRENCY
+                ):
+                    units.update(language.ngrams(w, 2, "zh"))
+            elif not w[0].isdigit() and w not in STOPWORDS and w not in CURRENCY:
+                units.add(stem(w))
+        return units
+    return {stem(w) for w in words(strip_citations(text), "en") if w not in STOPWORDS and not w[0].isdigit()}
 
 
-def numbers(text: str) -> set[str]:
-    """Canonical numbers of a text: "HK$2,400,000", "2.4 million" and "2400000" all give "2400000"."""
+def haystack(text: str, lang: str | None = None) -> set[str]:
+    """The units content_words() of another text is looked for in. en: the same content words. zh:
+    every character and character bigram of the text's Chinese runs, and its Latin words."""
+    if _lang(text, lang) != "zh":
+        return content_words(text, "en")
+    units: set[str] = set()
+    for piece in language.words(strip_citations(text), "en"):  # "en" keeps each CJK run whole
+        if language.has_cjk(piece):
+            units.update(piece)
+            units.update(language.ngrams(piece, 2, "zh"))
+        else:
+            units.add(stem(piece))
+    return units
+
+
+def fact_words(fact: str, lang: str | None = None) -> set[str]:
+    """The words of a fact other than its numbers and currency (numbers are checked apart)."""
+    if _lang(fact, lang) == "zh":
+        return content_words(fact, "zh")
+    return {stem(w) for w in words(fact, "en") if not w[0].isdigit() and w not in CURRENCY}
+
+
+def answer_words(text: str, lang: str | None = None) -> set[str]:
+    """Every word of an answer (stopwords included) in the form fact_words compares."""
+    if _lang(text, lang) == "zh":
+        return haystack(text, "zh")
+    return {stem(w) for w in words(text, "en")}
+
+
+def numbers(text: str, lang: str | None = None) -> set[str]:
+    """Canonical numbers of a text: "HK$2,400,000", "2.4 million" and "2400000" all give "2400000";
+    zh: "4,665,091.79元" and "4665091.79" give "4665091.79", "2011年5月3日" gives "2011-05-03"."""
     text = strip_citations(text)
-    found: set[str] = set()
-    for match in _NUMBER.finditer(text):
-        digits, scale = match.group(1).replace(",", ""), match.group(2)
-        if not digits or digits.count(".") > 1:
-            continue
-        try:
-            value = float(digits.rstrip("."))
-        except ValueError:
-            continue
-        if scale:
-            value *= _SCALE[scale.lower()]
-        found.add(_canonical(value))
-    for word in words(text):
-        if word in _NUMBER_WORDS:
-            found.add(str(_NUMBER_WORDS[word]))
-    return found
+    return language.numbers(text, _lang(text, lang))
 
 
-def _canonical(value: float) -> str:
-    return str(int(round(value))) if abs(value - round(value)) < 1e-9 else f"{value:.6g}"
-
-
-def lead_polarity(text: str) -> str | None:
-    """ "yes"/"no" when the text opens with Yes or No, else None."""
+def lead_polarity(text: str, lang: str | None = None) -> str | None:
+    """ "yes"/"no" when the text opens with Yes or No (zh: 是/否/不是 ...), else None."""
     match = _LEAD.match(text)
-    return match.group(1).lower() if match else None
+    if match:
+        return match.group(1).lower()
+    return cues_zh.lead_polarity(text) if _lang(text, lang) == "zh" else None
 
 
-def strip_lead(text: str) -> str:
-    return _LEAD.sub("", text, count=1)
+def strip_lead(text: str, lang: str | None = None) -> str:
+    if _LEAD.match(text) or _lang(text, lang) != "zh":
+        return _LEAD.sub("", text, count=1)
+    return cues_zh.strip_lead(text)
 
 
-def is_negative(text: str) -> bool:
-    tokens = words(text)
+def is_negative(text: str, lang: str | None = None) -> bool:
+    if _lang(text, lang) == "zh":
+        return cues_zh.is_negative(text)
+    tokens = words(text, "en")
     return any(t in NEGATION or t.endswith("n't") for t in tokens)
 
 
-def clauses(text: str) -> list[str]:
+def clauses(text: str, lang: str | None = None) -> list[str]:
     """Sentences, further cut before "but/however" so a hedge and an answer in one sentence separate."""
+    if _lang(text, lang) == "zh":
+        return cues_zh.clauses(text)
     return [c.strip() for c in _CLAUSE_SPLIT.split(text.strip()) if c and c.strip()]
 
 
 def is_refusal_clause(clause: str, refusal: str = "") -> bool:
+    """The configured refusal sentence, or a cue of either language (each language's cues need its own
+    script, so checking both never misreads the other language)."""
     if refusal and _squash(refusal) and _squash(refusal) in _squash(clause):
         return True
     if _REFUSAL_CUES.search(clause):
         return True
-    return bool(_MISSING_VERB.search(clause) and _SHOWN.search(clause))
+    if _MISSING_VERB.search(clause) and _SHOWN.search(clause):
+        return True
+    return language.has_cjk(clause) and cues_zh.refusal_cue(clause)
 
 
-def non_refusal_text(text: str, refusal: str = "") -> str:
+def non_refusal_text(text: str, refusal: str = "", lang: str | None = None) -> str:
     """The text with its refusal clauses removed (what is left is the attempted answer, if any)."""
-    return " ".join(c for c in clauses(text) if not is_refusal_clause(c, refusal))
+    joiner = "" if _lang(text, lang) == "zh" else " "
+    return joiner.join(c for c in clauses(text, lang) if not is_refusal_clause(c, refusal))
 
 
-def has_refusal(text: str, refusal: str = "") -> bool:
-    return any(is_refusal_clause(c, refusal) for c in clauses(text))
+def has_refusal(text: str, refusal: str = "", lang: str | None = None) -> bool:
+    return any(is_refusal_clause(c, refusal) for c in clauses(text, lang))
+
+
+def squashed(text: str) -> str:
+    """The text reduced to its words (zh: its letters and digits), for containment tests."""
+    return _squash(text)
 
 
 def _squash(text: str) -> str:
-    return " ".join(words(text))
+    if language.detect(text) == "zh":
+        return "".join(ch for ch in text.lower() if ch.isalnum())
+    return " ".join(words(text, "en"))
 
 
-def degenerate(text: str, min_tokens: int = 6) -> bool:
+def is_framing(claim: str, lang: str | None = None) -> bool:
+    """A sentence that claims nothing: under two content words, or only framing words, and no number."""
+    if _lang(claim, lang) == "zh":
+        body = strip_lead(claim, "zh")
+        kept = [
+            w
+            for w in language.content_words(body, "zh")
+            if language.has_cjk(w) and not language.is_numeral(w)
+        ]
+        return (len(kept) < 2 or set(kept) <= cues_zh.FRAMING) and not numbers(claim, "zh")
+    words_ = content_words(strip_lead(claim, "en"), "en")
+    return (len(words_) < 2 or words_ <= FRAMING) and not numbers(claim, "en")
+
+
+def degenerate(text: str, min_tokens: int = 6, lang: str | None = None) -> bool:
     """Unreadable or looping text: mostly non-word characters, one token dominating, or a phrase
     repeated back to back."""
     stripped = "".join(text.split())
@@ -167,7 +231,7 @@ def degenerate(text: str, min_tokens: int = 6) -> bool:
     letters = sum(ch.isalnum() for ch in stripped)
     if letters / len(stripped) < 0.5:
         return True
-    tokens = words(text)
+    tokens = words(text, lang)
     if not tokens:
         return True
     if len(tokens) >= min_tokens:

@@ -2,6 +2,9 @@
 each answer sentence with its best-matching context sentence (content words, numbers, polarity);
 correctness and completeness from the QA's facts and qualifiers.
 
+The language of an item is the language of its question and reference answer (language.detect); word
+matching, numbers, polarity and sentences follow it, so Chinese answers are judged on Chinese units.
+
 Two strictness settings share the same rules with different thresholds, so their disagreement measures
 how much the pairs depend on judging choices rather than on the answers.
 """
@@ -12,10 +15,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline import language
 from pipeline.judges import matching as m
-from pipeline.judges.base import JudgeItem
+from pipeline.judges.base import JudgeItem, item_language
 from pipeline.records import Label
-from pipeline.text import split_sentences
 
 
 @dataclass(frozen=True)
@@ -69,11 +72,18 @@ STRICTNESS = {
 }
 # A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
 CONTRADICTION_RECALL = 0.5
+# A polarity fact ("Yes"/"No", "是"/"否") as the yes/no bottom line it requires.
+POLARITY_FACTS = {"yes": "yes", "no": "no", "是": "yes", "是的": "yes", "否": "no", "不是": "no"}
+
+
+def _polarity_fact(fact: str) -> str | None:
+    return POLARITY_FACTS.get(fact.strip().lower().rstrip(".。"))
 
 
 @dataclass
 class _Sentence:
     text: str
+    # m.haystack(): the units a claim's content words are looked for in (in English, its content words).
     words: set[str]
     numbers: set[str]
     negative: bool
@@ -91,40 +101,51 @@ class RuleJudge:
         return [self.judge_one(item) for item in items]
 
     def judge_one(self, item: JudgeItem) -> Label:
-        text = item.candidate.text
-        behaviour = self.behaviour(text, item.refusal)
+        text, lang = item.candidate.text, item_language(item.qa)
+        behaviour = self.behaviour(text, item.refusal, lang)
         label = Label(item.candidate.id, self.name, behaviour, None, None, None, "ok")
         if behaviour != "attempted":
             return label
-        answer = m.non_refusal_text(text, item.refusal)
+        answer = m.non_refusal_text(text, item.refusal, lang)
         label.faithfulness = self.faithfulness(answer, item)
         label.correctness = self.correctness(answer, item)
         label.completeness = self.completeness(answer, item)
         return label
 
     # ----------------------------------------------------------------------------------- stage one
-    def behaviour(self, text: str, refusal: str) -> str:
+    def behaviour(self, text: str, refusal: str, lang: str | None = None) -> str:
+        # Unreadable or looping text is judged in the answer's own script.
         if m.degenerate(text):
             return "unusable"
-        if not m.has_refusal(text, refusal):
+        if not m.has_refusal(text, refusal, lang):
             return "attempted"
-        rest = m.non_refusal_text(text, refusal)
+        rest = m.non_refusal_text(text, refusal, lang)
         # A hedge followed by an answer is still an attempt; a bare Yes/No after a hedge counts too.
-        if m.lead_polarity(rest) or len(m.content_words(rest)) >= self.cfg.attempt_min_words:
+        if m.lead_polarity(rest, lang) or len(m.content_words(rest, lang)) >= self.cfg.attempt_min_words:
             return "attempted"
         return "abstained"
 
     # ------------------------------------------------------------------------------- faithfulness
     def faithfulness(self, answer: str, item: JudgeItem) -> str:
-        context = self._sentences(item)
-        claims = [c for c in (m.strip_citations(s).strip() for s in split_sentences(answer)) if c]
+        lang = item_language(item.qa)
+        context = self._sentences(item, lang)
+        claims = [c for c in (m.strip_citations(s).strip() for s in language.sentences(answer, lang)) if c]
         # "No. <sentence>" is one main claim: the bottom line and the sentence that carries it.
         # Framing sentences in between ("Reading the passages, ...") are skipped.
-        if len(claims) > 1 and m.lead_polarity(claims[0]) and not m.content_words(m.strip_lead(claims[0])):
-            k = next((i for i in range(1, len(claims)) if not _framing(claims[i])), None)
+        if (
+            len(claims) > 1
+            and m.lead_polarity(claims[0], lang)
+            and not m.content_words(m.strip_lead(claims[0], lang), lang)
+        ):
+            k = next((i for i in range(1, len(claims)) if not m.is_framing(claims[i], lang)), None)
             if k is not None:
-                claims = [f"{claims[0].rstrip('.!')}, {claims[k]}", *claims[1:k], *claims[k + 1 :]]
-        verdicts = [v for v in (self._claim(c, context, item) for c in claims) if v is not None]
+                joined = (
+                    f"{claims[0].rstrip('。！.!')}，{claims[k]}"
+                    if lang == "zh"
+                    else f"{claims[0].rstrip('.!')}, {claims[k]}"
+                )
+                claims = [joined, *claims[1:k], *claims[k + 1 :]]
+        verdicts = [v for v in (self._claim(c, context, item, lang) for c in claims) if v is not None]
         if not verdicts:
             return "unsupported"
         main, rest = verdicts[0], verdicts[1:]
@@ -132,30 +153,31 @@ class RuleJudge:
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
 
-    def _claim(self, claim: str, context: list[_Sentence], item: JudgeItem) -> str | None:
+    def _claim(self, claim: str, context: list[_Sentence], item: JudgeItem, lang: str) -> str | None:
         """supported | unsupported | contradicted for one answer sentence; None for pure framing."""
-        lead = m.lead_polarity(claim)
-        body = m.strip_lead(claim) if lead else claim
-        words, nums = m.content_words(body), m.numbers(body)
-        if _framing(body):
+        lead = m.lead_polarity(claim, lang)
+        body = m.strip_lead(claim, lang) if lead else claim
+        words, nums = m.content_words(body, lang), m.numbers(body, lang)
+        question = item.qa.question
+        if m.is_framing(body, lang):
             if lead is None:
                 return None
             # A bare "Yes."/"No." claims the question's bottom line: check it where the question points.
-            best, _ = _align(m.content_words(item.qa.question), context)
+            best, _ = _align(m.content_words(question, lang), context)
             if best is None:
                 return "unsupported"
-            return "supported" if lead == _bottom_line(item.qa.question, best.negative) else "contradicted"
+            return "supported" if lead == _bottom_line(question, best.negative, lang) else "contradicted"
         best, recall = _align(words, context, frozenset(nums))
         if best is None:
             return "unsupported"
         polarity_ok = not self.cfg.check_polarity or (
-            m.is_negative(body) == best.negative
+            m.is_negative(body, lang) == best.negative
             # The Yes/No must be the answer the supporting sentence gives to the question (when that
             # sentence is about the question at all).
             and (
                 lead is None
-                or not _on_topic(item.qa.question, best)
-                or lead == _bottom_line(item.qa.question, best.negative)
+                or not _on_topic(question, best, lang)
+                or lead == _bottom_line(question, best.negative, lang)
             )
         )
         in_sentence = nums <= best.numbers
@@ -168,62 +190,68 @@ class RuleJudge:
             return "contradicted"
         return "unsupported"
 
-    def _sentences(self, item: JudgeItem) -> list[_Sentence]:
+    def _sentences(self, item: JudgeItem, lang: str) -> list[_Sentence]:
         # The same passages recur across many contexts: their sentences are analysed once per text.
         out: list[_Sentence] = []
         for p in item.passages:
-            key = (p.id, p.text)
+            key = (p.id, p.text, lang)
             if key not in self._passages:
                 self._passages[key] = [
-                    _Sentence(s, m.content_words(s), m.numbers(s), m.is_negative(s))
-                    for s in split_sentences(p.text)
+                    _Sentence(s, m.haystack(s, lang), m.numbers(s, lang), m.is_negative(s, lang))
+                    for s in language.sentences(p.text, lang)
                 ]
             out.extend(self._passages[key])
         return out
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
-        facts = [f for f in item.qa.facts if f.strip()]
+        lang, qa = item_language(item.qa), item.qa
+        facts = [f for f in qa.facts if f.strip()]
         if not facts:
-            reference = m.content_words(item.qa.answer)
-            recall = len(reference & m.content_words(answer)) / max(1, len(reference))
+            reference = m.content_words(qa.answer, lang)
+            recall = len(reference & m.haystack(answer, lang)) / max(1, len(reference))
             return "correct" if recall >= self.cfg.reference_recall else "incorrect"
-        polarity_facts = [f for f in facts if f.strip().lower().rstrip(".") in ("yes", "no")]
-        bottom_line = m.lead_polarity(answer) or _bottom_line(item.qa.question, m.is_negative(answer))
-        if any(bottom_line != f.strip().lower().rstrip(".") for f in polarity_facts):
+        polarity_facts = [f for f in facts if _polarity_fact(f)]
+        bottom_line = m.lead_polarity(answer, lang) or _bottom_line(
+            qa.question, m.is_negative(answer, lang), lang
+        )
+        if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
             return "incorrect"
-        body = m.content_words(m.strip_lead(answer))
+        body = m.content_words(m.strip_lead(answer, lang), lang)
         if polarity_facts and body:
             # A right Yes/No attached to a sentence about another matter (another party, another order)
             # does not give the reference's bottom line.
-            about = m.content_words(item.qa.answer) | m.content_words(item.qa.question)
+            about = m.haystack(qa.answer, lang) | m.haystack(qa.question, lang)
             if len(body & about) / len(body) < self.cfg.topic_overlap:
                 return "incorrect"
         others = [f for f in facts if f not in polarity_facts]
         if not others:
             return "correct"
-        present = sum(self.fact_present(f, answer) for f in others)
+        present = sum(self.fact_present(f, answer, lang) for f in others)
         needed = math.ceil(self.cfg.facts_required * len(others) - 1e-9)
         return "correct" if present >= max(1, needed) else "incorrect"
 
-    def fact_present(self, fact: str, answer: str) -> bool:
-        fact_numbers = m.numbers(fact)
-        if not fact_numbers <= m.numbers(answer):
+    def fact_present(self, fact: str, answer: str, lang: str | None = None) -> bool:
+        fact_numbers = m.numbers(fact, lang)
+        if not fact_numbers <= m.numbers(answer, lang):
             return False
-        fact_words = {m.stem(w) for w in m.words(fact) if not w[0].isdigit() and w not in m.CURRENCY}
+        fact_words = m.fact_words(fact, lang)
         if not fact_words:
-            return True
-        answer_words = {m.stem(w) for w in m.words(answer)}
+            # Only numbers (and currency): they matched. Nothing comparable at all: the fact's text
+            # itself must appear (a fact is never present just because it has no word we can read).
+            return bool(fact_numbers) or m.squashed(fact) in m.squashed(answer)
+        answer_words = m.answer_words(answer, lang)
         return len(fact_words & answer_words) / len(fact_words) >= self.cfg.fact_recall - 1e-9
 
     def completeness(self, answer: str, item: JudgeItem) -> str:
-        qualifiers = [q for q in item.qa.qualifiers if m.content_words(q)]
+        lang = item_language(item.qa)
+        qualifiers = [q for q in item.qa.qualifiers if m.content_words(q, lang)]
         if not qualifiers:
             return "complete"
-        answer_words = m.content_words(answer)
+        answer_words = m.haystack(answer, lang)
         present = 0
         for qualifier in qualifiers:
-            wanted = m.content_words(qualifier)
+            wanted = m.content_words(qualifier, lang)
             if len(wanted & answer_words) / len(wanted) >= self.cfg.qualifier_recall - 1e-9:
                 present += 1
         needed = max(1, math.ceil(self.cfg.qualifiers_required * len(qualifiers) - 1e-9))
@@ -250,20 +278,14 @@ def _align(
     return best, best_recall
 
 
-def _framing(claim: str) -> bool:
-    """A sentence that claims nothing: under two content words, or only framing words, and no number."""
-    words = m.content_words(m.strip_lead(claim))
-    return (len(words) < 2 or words <= m.FRAMING) and not m.numbers(claim)
-
-
-def _on_topic(question: str, sentence: _Sentence) -> bool:
-    words = m.content_words(question)
+def _on_topic(question: str, sentence: _Sentence, lang: str) -> bool:
+    words = m.content_words(question, lang)
     return len(words & sentence.words) >= max(1, round(0.3 * len(words)))
 
 
-def _bottom_line(question: str, statement_negative: bool) -> str:
+def _bottom_line(question: str, statement_negative: bool, lang: str) -> str:
     """The yes/no answer a statement gives to a question: yes when both are negated or neither is."""
-    return "yes" if m.is_negative(question) == statement_negative else "no"
+    return "yes" if m.is_negative(question, lang) == statement_negative else "no"
 
 
 def _all_numbers(context: list[_Sentence]) -> set[str]:

@@ -3,34 +3,22 @@
 English: lowercase words, stopwords removed, a light suffix stemmer so "dismissed"/"dismisses" meet.
 Chinese has no spaces: runs of CJK characters become overlapping character bigrams (a single
 character stays a unigram); Latin words and numbers inside Chinese text are tokenised as English.
+Bigrams rather than jieba words: on a hand-written fixture of 17 zh passages from four decisions
+(tests/test_retrieval.py) bigrams put the gold passage in the top 3 for 17/17 questions (MRR 0.87),
+jieba content words for 16/17 (MRR 0.86), and bigrams do not depend on where a segmenter cuts.
+Words, stopwords and n-grams come from pipeline.language, the one place for language rules.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 
-# CJK Unified Ideographs (+ extension A and compatibility ideographs): enough to detect Chinese text.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = rf"(?:(?![{_CJK}])[^\W_])+"
-_PIECE = re.compile(rf"[{_CJK}]+|{_WORD}(?:[.,'’]{_WORD})*", re.UNICODE)
-_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+from pipeline.language import core as language
+from pipeline.language.core import has_cjk
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be been before being below
-    between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers herself him himself his how i if in into is it its itself just me
-    more most my myself nor of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves shall may might must upon whether many much""".split()
-)
-# Polarity words carry the answer of yes/no questions; keep them even though they are common.
-STOPWORDS = STOPWORDS - {"no", "not", "nor"}
+__all__ = ["STOPWORDS", "has_cjk", "stem", "tokenize"]
 
-
-def has_cjk(text: str) -> bool:
-    return re.search(f"[{_CJK}]", text) is not None
+STOPWORDS = language.EN_STOPWORDS
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -58,13 +46,12 @@ def stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
+    """BM25 tokens of a text of either language (each CJK run and each Latin word is handled by its
+    own script, so mixed text needs no language tag)."""
     tokens: list[str] = []
-    for piece in _PIECE.findall(text.lower()):
-        if _CJK_RUN.match(piece):
-            if len(piece) == 1:
-                tokens.append(piece)
-            else:
-                tokens.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+    for piece in language.words(text, "en"):  # "en" pieces keep every CJK run whole
+        if has_cjk(piece):
+            tokens.extend(language.ngrams(piece, 2, "zh"))
         elif piece not in STOPWORDS:
             tokens.append(stem(piece))
     return tokens

@@ -6,6 +6,7 @@ variant's source ("bm25", "dense"), so tests can hand in fakes and the stage han
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +61,14 @@ def sources(variants: Sequence[str]) -> set[str]:
     return {variant_spec(v).source for v in variants}
 
 
+def no_answer(qa: QA) -> bool:
+    """A question its own gold passage does not answer (an imported SQuAD 2.0 "impossible" question,
+    pipeline/importers/squad.py): no reference answer and no facts. Every variant of it is unanswerable;
+    where a variant would show the gold passage it shows that paragraph all the same, at its hashed
+    slot, as the hard negative the question was written against (gold_surrounding is not built)."""
+    return not qa.answer.strip() and not qa.facts
+
+
 def gold_slot(qa_id: str, variant: str, size: int) -> int:
     """The gold passage's preferred index: a hash of (qa_id, variant), so it is uncorrelated with
     the retrieval ranks and the same on every run."""
@@ -82,6 +91,8 @@ def build_contexts(
 ) -> list[Context]:
     """One Context per (question, variant), sorted by id.
 
+    A question with no answer (`no_answer`) gets every variant built the same way, marked unanswerable,
+    except gold_surrounding (neighbours of its paragraph may hold the answer).
     Distractors never come from the gold passage's family (gold_surrounding alone takes neighbours of
     the same decision on purpose), and a passage whose text duplicates the gold passage or an earlier
     distractor is skipped, so a "distractor" can never be the evidence under another id.
@@ -118,17 +129,21 @@ def build_contexts(
             )
         family = by_family[qa.family]
         family_set = set(family)
+        mine: list[Context] = []
         for variant in variants:
             spec = variant_spec(variant)
             cid = f"{qa.id}/{variant}"
             if not SAFE_ID.match(cid):
                 raise ContextError(qa.id, "id", f"context id {cid!r} is not a safe id (too long?)")
             if spec.source == "none":
-                contexts.append(Context(cid, qa.id, variant, True, [passages[gold].id], 0))
+                mine.append(Context(cid, qa.id, variant, True, [passages[gold].id], 0))
                 continue
             if spec.source == "surrounding":
+                if no_answer(qa):
+                    # Its neighbours may hold the answer: SQuAD 2.0 rules it out of the paragraph only.
+                    continue
                 ids, slot = _surrounding(by_decision[passages[gold].decision_id], gold, k, qa.id, variant)
-                contexts.append(Context(cid, qa.id, variant, True, [passages[i].id for i in ids], slot))
+                mine.append(Context(cid, qa.id, variant, True, [passages[i].id for i in ids], slot))
                 continue
             need = k - 1 if spec.answerable else k
             if spec.source == "random":
@@ -148,9 +163,12 @@ def build_contexts(
             if spec.answerable:
                 slot = gold_slot(qa.id, variant, k)
                 chosen = chosen[:slot] + [gold] + chosen[slot:]
-                contexts.append(Context(cid, qa.id, variant, True, [passages[i].id for i in chosen], slot))
+                mine.append(Context(cid, qa.id, variant, True, [passages[i].id for i in chosen], slot))
             else:
-                contexts.append(Context(cid, qa.id, variant, False, [passages[i].id for i in chosen], None))
+                mine.append(Context(cid, qa.id, variant, False, [passages[i].id for i in chosen], None))
+        if no_answer(qa):
+            mine = [dataclasses.replace(c, answerable=False, gold_slot=None) for c in mine]
+        contexts.extend(mine)
         if progress:
             progress(1)
     contexts.sort(key=lambda c: c.id)

@@ -1,6 +1,8 @@
-"""Pair scoring: sum and mean log-prob of each response given the prompt (SPEC 9).
+"""Pair scoring: sum and mean log-prob of each response given the prompt (SPEC 9); the score stage
+derives the reference-relative ref_sum / ref_mean from the base model's pass.
 
-- encode: token ids of (prompt, chosen, rejected) with the chat template; left-truncation to max_length.
+- encode: token ids of (prompt, chosen, rejected) with the chat template, fitted to max_length by
+  dropping whole distractor passages (pipeline.models.fitting).
 - shared_prefix: the fast scorer (prompt once, both responses from it, fused log-probs).
 - two_pass: the plain scorer (one full forward per response); the equality reference.
 - naive: the LegalRewardBench style (batch 1, full log_softmax); a benchmark baseline only.
@@ -9,7 +11,7 @@
 """
 
 from pipeline.scoring.common import ResponseScores
-from pipeline.scoring.encode import EncodedPair, encode_pairs
+from pipeline.scoring.encode import EncodedPair, encode_pairs, encoded
 from pipeline.scoring.naive import score_naive
 from pipeline.scoring.shared_prefix import score_shared_prefix
 from pipeline.scoring.two_pass import score_two_pass
@@ -18,6 +20,7 @@ __all__ = [
     "EncodedPair",
     "ResponseScores",
     "encode_pairs",
+    "encoded",
     "score_naive",
     "score_shared_prefix",
     "score_two_pass",

@@ -2,8 +2,9 @@
 
 The prompt and responses are rendered by pipeline.models (chat template when the model has one, SPEC 9;
 response + EOS, exactly as training sees them) and each part is tokenized on its own, as TRL does.
-Tokenizing the parts separately makes the ids identical whichever scorer runs, so the
-shared-prefix and two-pass scorers compare exactly the same token sequences.
+Tokenizing the parts separately makes the ids identical whichever scorer runs, so the shared-prefix and
+two-pass scorers compare exactly the same token sequences. Over-long pairs go through the same
+passage-aware fitting as training (pipeline.models.fitting): never a cut inside the question or rules.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.models import render_prompt, render_response
+from pipeline.models import render_prompt
+from pipeline.models.fitting import FittedPair, fit_pair, token_ids
 
 
 @dataclass(frozen=True)
@@ -20,50 +22,30 @@ class EncodedPair:
     prompt: list[int]
     chosen: list[int]
     rejected: list[int]
-    # True when the prompt was cut from the left to fit max_length (responses are never cut).
-    truncated: bool = False
 
     @property
     def shared_length(self) -> int:
         return len(self.prompt) + len(self.chosen) + len(self.rejected)
 
 
-def _ids(tokenizer: Any, text: str) -> list[int]:
-    # The rendered text already holds BOS/EOS where the model wants them (pipeline.models contract).
-    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+def encode_pairs(tokenizer: Any, pairs: Sequence[Any], max_length: int,
+                 policy: str = "drop_distractors") -> list[FittedPair]:
+    """Fit every pair (records with prompt, chosen, rejected, passage_spans, gold_slot) into max_length.
 
-
-def encode_prompt(tokenizer: Any, prompt: str) -> list[int]:
-    return _ids(tokenizer, render_prompt(tokenizer, prompt))
-
-
-def encode_response(tokenizer: Any, response: str) -> list[int]:
-    return _ids(tokenizer, render_response(tokenizer, response))
-
-
-def fit(prompt: list[int], chosen: list[int], rejected: list[int], max_length: int) -> EncodedPair:
-    """Cut the prompt from the left so prompt + the longer response fits max_length.
-
-    Keeping the end of the prompt keeps the question and the rules next to the answer; at least one
-    prompt token always stays so every response token has a predictor.
+    Returns one FittedPair per input, in order; pairs that cannot fit have `fits` False and are the
+    caller's to count. The same prompt string is tokenized once.
     """
-    room = max_length - max(len(chosen), len(rejected))
-    if len(prompt) <= room:
-        return EncodedPair(prompt, chosen, rejected, False)
-    keep = max(1, room)
-    return EncodedPair(prompt[-keep:], chosen, rejected, True)
-
-
-def encode_pairs(
-    tokenizer: Any, triples: Sequence[tuple[str, str, str]], max_length: int
-) -> list[EncodedPair]:
-    """Encode (prompt, chosen, rejected) triples; the same prompt string is tokenized once."""
     prompt_cache: dict[str, list[int]] = {}
     out = []
-    for prompt, chosen, rejected in triples:
-        if prompt not in prompt_cache:
-            prompt_cache[prompt] = encode_prompt(tokenizer, prompt)
-        out.append(
-            fit(prompt_cache[prompt], encode_response(tokenizer, chosen), encode_response(tokenizer, rejected), max_length)
-        )
+    for p in pairs:
+        if p.prompt not in prompt_cache:
+            prompt_cache[p.prompt] = token_ids(tokenizer, render_prompt(tokenizer, p.prompt))
+        out.append(fit_pair(tokenizer, p.prompt, p.chosen, p.rejected, max_length, policy,
+                            p.passage_spans, p.gold_slot, prompt_ids=prompt_cache[p.prompt]))
     return out
+
+
+def encoded(fitted: FittedPair) -> EncodedPair:
+    if fitted.prompt is None:
+        raise ValueError("a pair that does not fit max_length cannot be scored")
+    return EncodedPair(fitted.prompt, fitted.chosen, fitted.rejected)

@@ -1,16 +1,23 @@
-"""Stage `augment`: length-balanced rewrites of the pairs -> data/processed/pairs_aug/{train,val,test}.jsonl."""
+"""Stage `augment`: length-balanced rewrites of the pairs -> data/processed/pairs_aug/{train,val,test}.jsonl.
+
+Every rewrite is re-judged by the primary judge against the pair's own context and reference, and used
+only when the pair keeps its direction under the preference hierarchy (pipeline.augment.core).
+"""
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pipeline.augment import augment_pairs, make_rewriter
 from pipeline.io import InputError, read_records
-from pipeline.judges.inputs import INTERIM
-from pipeline.preferences import SPLITS
-from pipeline.records import QA, Pair
+from pipeline.judges import JudgeItem, file_name, make_judge
+from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
+from pipeline.preferences import SPLITS, compare
+from pipeline.records import Candidate, Pair
 from pipeline.stages import run, start
 from pipeline.stages.pairs import write_splits
 
@@ -19,26 +26,66 @@ PAIRS = Path("data/processed/pairs")
 OUT = Path("data/processed/pairs_aug")
 
 
+def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusal: str, rewriter: str):
+    """A function telling, for (pair, side, rewritten text) triples, whether the pair keeps its direction
+    when that side is replaced by the text and judged by `judge` (one batched judge call)."""
+    by_generator = {(c.context_id, c.generator): c for c in corpus.candidates}
+
+    def original(pair: Pair, side: str) -> Candidate:
+        generator = getattr(pair, f"{side}_generator")
+        cand = by_generator.get((pair.context_id, generator))
+        if cand is None:
+            raise InputError(PAIRS / f"{pair.split}.jsonl", None, f"{side}_generator",
+                             f"pair {pair.id!r}: no candidate of {generator!r} in context {pair.context_id!r}")
+        return cand
+
+    def rejudge(triples: Sequence[tuple[Pair, str, str]]) -> list[bool]:
+        items = []
+        for n, (pair, _side, text) in enumerate(triples):
+            context = corpus.contexts[pair.context_id]
+            cand = Candidate(f"{pair.id}/rewrite/{n}", context.id, rewriter, text, "stop")
+            items.append(JudgeItem(cand, corpus.qas[context.qa_id],
+                                   tuple(corpus.passages[p] for p in context.passage_ids), context.answerable,
+                                   refusal))
+        new_labels = judge.judge(items)
+        keep = []
+        for (pair, side, _), label in zip(triples, new_labels, strict=True):
+            other = labels[original(pair, "rejected" if side == "chosen" else "chosen").id]
+            chosen, rejected = (label, other) if side == "chosen" else (other, label)
+            verdict = compare(chosen, rejected, pair.answerable) if label.status == "ok" else None
+            keep.append(verdict is not None and verdict[0] > 0)
+        return keep
+
+    return rejudge
+
+
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
-    qas = {q.id: q for q in read_records(INTERIM / "qa.jsonl", QA)}
+    corpus = load_corpus()
+    primary = params.judge.judges[0]
+    labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
     pairs = [p for split in SPLITS for p in read_records(PAIRS / f"{split}.jsonl", Pair)]
     for p in pairs:
-        if p.qa_id not in qas:
-            raise InputError(
-                PAIRS / f"{p.split}.jsonl", None, "qa_id", f"pair {p.id!r}: unknown question {p.qa_id!r}"
-            )
+        if p.qa_id not in corpus.qas or p.context_id not in corpus.contexts:
+            raise InputError(PAIRS / f"{p.split}.jsonl", None, "context_id",
+                             f"pair {p.id!r}: unknown question {p.qa_id!r} or context {p.context_id!r}")
     generator = make_rewriter(params.augment.rewriter, params)
-    augmented, stats = augment_pairs(pairs, qas, generator, params)
-    counts = write_splits(OUT, augmented)
+    judge = make_judge(primary, params)
+    rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal, params.augment.rewriter)
+    augmented, stats = augment_pairs(pairs, corpus.qas, generator, params, rejudge)
     rewritten = sum(p.augmented for p in augmented)
+    longer = sum(p.chosen_tokens > p.rejected_tokens for p in augmented) / max(1, len(augmented))
+    meta = {"rewriter": params.augment.rewriter, "judge": primary, "pairs": len(pairs), "rewritten": rewritten,
+            "chosen_longer": round(longer, 6), "outcomes": dict(sorted(stats.items()))}
+    counts = write_splits(OUT, augmented, meta)
     log.info("rewrites: %s", dict(sorted(stats.items())))
     print(
         f"augment: {rewritten}/{len(pairs)} pairs rewritten with {params.augment.rewriter} "
         + " ".join(f"{k}={v}" for k, v in counts.items())
-        + f"; failed rewrites kept original: {sum(v for k, v in stats.items() if k.endswith(':rejected'))}; "
-        f"{time.perf_counter() - started:.1f}s"
+        + f"; kept original: {sum(v for k, v in stats.items() if k.endswith(':failed_check'))} failed checks, "
+        f"{sum(v for k, v in stats.items() if k.endswith(':dropped_by_judge'))} dropped by re-judging "
+        f"({primary}); chosen longer in {longer:.3f} of pairs; {time.perf_counter() - started:.1f}s"
     )
 
 

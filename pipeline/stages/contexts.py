@@ -16,7 +16,7 @@ from pipeline.records import QA, Passage
 from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.dense import DenseRetriever, Embedder
 from pipeline.retrieval.rank import Retriever
-from pipeline.retrieval.variants import ContextError, build_contexts, sources
+from pipeline.retrieval.variants import ContextError, build_contexts, no_answer, sources
 from pipeline.stages import run, start
 
 log = logging.getLogger("contexts")
@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> None:
     needed = sources(cfg.variants)
     passages = read_records(args.passages, Passage)
     qas = read_records(args.qa, QA)
+    # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants.
+    Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir))
     try:
         with tqdm(total=len(qas), desc="contexts", unit="q", leave=False) as bar:
@@ -75,8 +77,11 @@ def main(argv: list[str] | None = None) -> None:
         raise InputError(args.qa, line, exc.field, f"question {exc.qa_id!r}: {exc.message}") from None
     count = write_records(args.out, contexts)
     short = sum(1 for c in contexts if c.variant != "gold_only" and len(c.passage_ids) < cfg.k)
+    # Imported questions with no answer (SQuAD 2.0 "impossible"): all their contexts are unanswerable.
+    impossible = sum(1 for q in qas if no_answer(q))
     print(
-        f"contexts: {count} contexts ({len(qas)} questions x {len(cfg.variants)} variants, k={cfg.k}) "
+        f"contexts: {count} contexts ({len(qas)} questions x {len(cfg.variants)} variants, k={cfg.k}; "
+        f"{impossible} questions without an answer, unanswerable in every variant) "
         f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions) "
         f"-> {args.out} in {time.perf_counter() - started:.1f}s"
     )

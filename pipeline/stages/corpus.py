@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pipeline import params as params_mod
 from pipeline.corpus import make_questions, split_passages
+from pipeline.importers.squad import load_squad
 from pipeline.io import InputError, read_records, write_records
 from pipeline.records import QA, Decision, Passage
 from pipeline.stages import run, start
@@ -21,37 +22,60 @@ PASSAGES = Path("data/interim/passages.jsonl")
 QAS = Path("data/interim/qa.jsonl")
 
 
-def build(decisions: list[Decision], p: params_mod.Params) -> tuple[list[Passage], list[QA]]:
+def build(
+    decisions: list[Decision], p: params_mod.Params, root: Path = Path("."), dropped: Counter | None = None
+) -> tuple[list[Passage], list[QA]]:
+    """Passages and questions of the decisions, then those of the outside QA set (corpus.qa_import).
+    `dropped` receives the counts of candidate questions dropped by the checks, by reason."""
     cfg = p.corpus
     passages = split_passages(decisions, cfg.min_passage_chars, cfg.max_passage_chars)
-    ids = Counter(x.id for x in passages)
+    imported: tuple[list[Passage], list[QA]] = ([], [])
+    if cfg.qa_import.format == "squad":
+        imported = load_squad(cfg.qa_import, root)
+        log.info("imported %d passages, %d questions from %s", len(imported[0]), len(imported[1]), cfg.qa_import.path)
+    ids = Counter(x.id for x in passages + imported[0])
     clash = sorted(i for i, n in ids.items() if n > 1)
     if clash:
-        raise ValueError(f"corpus: passage ids collide (decision id + section id): {clash[:3]}")
+        raise ValueError(f"corpus: passage ids collide (decision id + section id, or corpus.qa_import.id_prefix): {clash[:3]}")
     qas = make_questions(
-        decisions, passages, cfg.questions_per_decision, cfg.qa_kinds, p.seed, cfg.max_shared_ngram
+        decisions, passages, cfg.questions_per_decision, cfg.qa_kinds, p.seed, cfg.max_shared_ngram, dropped
     )
-    return passages, qas
+    passages = passages + imported[0]
+    taken = {q.id for q in qas}
+    clash = sorted(q.id for q in imported[1] if q.id in taken)
+    if clash:
+        raise ValueError(f"corpus: imported question ids collide with generated ones: {clash[:3]} (set corpus.qa_import.id_prefix)")
+    return passages, qas + imported[1]
 
 
 def main(argv: list[str] | None = None) -> None:
     args, p = start(__doc__, argv, _arguments)
     started = time.perf_counter()
+    dropped: Counter = Counter()
     try:
         decisions = read_records(args.decisions, Decision)
-        passages, qas = build(decisions, p)
+        passages, qas = build(decisions, p, dropped=dropped)
     except (InputError, ValueError) as exc:
         sys.exit(f"corpus: {exc}")
-    without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas})
+    without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas} & {d.id for d in decisions})
     if without:
         log.warning("%d decisions yielded no question (no annotated fields found in their passages)", without)
+    if dropped["fields_undeclared"]:
+        log.warning(
+            "%d decisions have fields but neither field_kinds nor field_types: their fields give no question "
+            "(only rule questions from cited authorities); declare them to get factual and yes/no questions",
+            dropped["fields_undeclared"],
+        )
     write_records(args.passages_out, passages)
     write_records(args.qa_out, qas)
     kinds = Counter(q.kind for q in qas)
     mix = ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
+    notes = {"fields_undeclared", "gold_ambiguous_kept"}
+    checks = ", ".join(f"{k} {dropped[k]}" for k in sorted(dropped) if k not in notes) or "none"
     print(
         f"corpus: {len(decisions)} decisions -> {len(passages)} passages, {len(qas)} questions ({mix}) "
-        f"in {time.perf_counter() - started:.1f}s"
+        f"in {time.perf_counter() - started:.1f}s; candidate questions dropped: {checks}; "
+        f"kept with an ambiguous gold passage (synthetic): {dropped['gold_ambiguous_kept']}"
     )
 
 

@@ -6,6 +6,7 @@ and after augmentation, judge agreement and robustness, unparseable labels.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import Counter, defaultdict
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.agreement import agreement
-from pipeline.augment import plan
 from pipeline.io import read_records, write_json, write_text
 from pipeline.judges import file_name
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
@@ -104,20 +104,19 @@ def lengths_by_transition(
     return out
 
 
-def augmentation(before: Sequence[Pair], after: Sequence[Pair], params: Params) -> dict[str, dict[str, int]]:
-    """Per rewrite task: pairs with a short side to rewrite, rewritten, and kept as they were because the
-    rewrite failed its check."""
-    after_by_id = {p.id: p for p in after}
+def augmentation(meta: dict) -> dict[str, dict[str, int]]:
+    """Per rewrite task, what the augment stage recorded (data/processed/pairs_aug/meta.json): pairs with a
+    short side, left as they were for the length balance, rewritten, and kept original because every
+    sampled rewrite failed its behaviour check or was dropped by re-judging."""
+    outcomes = meta.get("outcomes", {})
     out: dict[str, dict[str, int]] = {}
-    cfg = params.augment
-    for pair in before:
-        step = plan(pair, params.generate.refusal, cfg.short_refusal_tokens, cfg.short_answer_tokens)
-        if step is None:
-            continue
-        row = out.setdefault(step[1], {"planned": 0, "rewritten": 0, "kept_original": 0})
-        row["planned"] += 1
-        done = after_by_id[pair.id].augmented if pair.id in after_by_id else False
-        row["rewritten" if done else "kept_original"] += 1
+    for key, count in outcomes.items():
+        task, outcome = key.split(":")
+        out.setdefault(task, {k: 0 for k in ("kept_for_balance", "rewritten", "failed_check", "dropped_by_judge")})
+        if outcome in out[task]:
+            out[task][outcome] += count
+    for row in out.values():
+        row["planned"] = sum(row.values())
     return dict(sorted(out.items()))
 
 
@@ -251,11 +250,14 @@ def render(m: dict[str, Any], params: Params) -> str:
             ],
         ),
         "",
-        f"Rewrites by task ({params.augment.rewriter}; a failed rewrite keeps the original pair):",
+        f"Rewrites by task ({params.augment.rewriter}; each rewrite re-judged by {params.judge.judges[0]}; a pair "
+        "whose rewrites all fail keeps its original side):",
         "",
         table(
-            ["task", "short side found", "rewritten", "kept original"],
-            [[k, v["planned"], v["rewritten"], v["kept_original"]] for k, v in m["augmentation"].items()],
+            ["task", "short side found", "left as is for the length balance", "rewritten", "failed the check",
+             "dropped by re-judging"],
+            [[k, v["planned"], v["kept_for_balance"], v["rewritten"], v["failed_check"], v["dropped_by_judge"]]
+             for k, v in m["augmentation"].items()],
         ),
         "",
         "## Judges",
@@ -303,7 +305,8 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params) -> dict:
+def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params,
+                  augment_meta: dict | None = None) -> dict:
     from pipeline.preferences import assign_splits
 
     primary = judges[0][1]
@@ -328,7 +331,7 @@ def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, 
             "skipped": {k: v for k, v in skipped.items() if k.startswith(("skipped_", "candidates_"))},
         },
         "length": lengths_by_transition(pairs, pairs_aug, corpus, primary),
-        "augmentation": augmentation(pairs, pairs_aug, params),
+        "augmentation": augmentation(augment_meta or {}),
         "judges": {
             name: {"labels": len(lab), "unparseable": sum(v.status != "ok" for v in lab.values())}
             for name, lab in judges
@@ -348,7 +351,9 @@ def main(argv: list[str] | None = None) -> None:
     ]
     pairs = [p for s in SPLITS for p in read_records(PROCESSED / "pairs" / f"{s}.jsonl", Pair)]
     pairs_aug = [p for s in SPLITS for p in read_records(PROCESSED / "pairs_aug" / f"{s}.jsonl", Pair)]
-    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params))
+    meta_path = PROCESSED / "pairs_aug" / "meta.json"
+    augment_meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta))
     write_json(REPORTS / "data_metrics.json", metrics)
     write_text(REPORTS / "data.md", render(metrics, params) + "\n")
     print(

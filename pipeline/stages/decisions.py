@@ -9,62 +9,50 @@ import time
 from pathlib import Path
 
 from pipeline import params as params_mod
-from pipeline.io import InputError, iter_json, read_records, write_records
+from pipeline.importers.checks import load_records
+from pipeline.importers.documents import load_documents
+from pipeline.io import InputError, write_records
+from pipeline.params import EXTERNAL
 from pipeline.records import Decision
 from pipeline.stages import run, start
 from pipeline.synth import generate_decisions
 
 log = logging.getLogger("pipeline.decisions")
 OUT = Path("data/raw/decisions.jsonl")
-# Passage ids are "<decision id>/<section id>" and must stay valid ids (records.SAFE_ID allows 200 chars).
-MAX_PASSAGE_ID = 190
 
 
 def load_imported(path: str | Path, taken: set[str]) -> list[Decision]:
-    """User decisions from `path`, validated beyond the schema: ids unique across `taken` (the synthetic
-    ids), at least one section, section ids unique within a decision, field_kinds only for filled fields."""
-    decisions = read_records(path, Decision)
-    lines = [number for number, _ in iter_json(path)]
-    for decision, line in zip(decisions, lines, strict=True):
-        if decision.id in taken:
-            raise InputError(path, line, "id", f"id {decision.id!r} is already used by a synthetic decision")
-        if not decision.sections:
-            raise InputError(path, line, "sections", "at least one section is required")
-        seen: set[str] = set()
-        for i, section in enumerate(decision.sections):
-            if section.id in seen:
-                raise InputError(path, line, f"sections[{i}].id", f"duplicate section id {section.id!r}")
-            if len(decision.id) + 1 + len(section.id) > MAX_PASSAGE_ID:
-                raise InputError(path, line, f"sections[{i}].id", "decision id + section id too long for a passage id")
-            seen.add(section.id)
-        for name in decision.field_kinds:
-            if name not in decision.fields:
-                raise InputError(path, line, f"field_kinds.{name}", "kind given for a field that is not filled")
-        cjk = _cjk_share(decision.text)
-        if (decision.language == "en" and cjk > 0.3) or (decision.language == "zh" and cjk < 0.05):
-            raise InputError(path, line, "language", f"declared {decision.language!r} but {cjk:.0%} of the text is Chinese")
-        for name, value in decision.fields.items():
-            if not value.strip():
-                raise InputError(path, line, f"fields.{name}", "empty value")
-    return decisions
-
-
-def _cjk_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    return sum("\u3400" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+    """User decisions (SPEC 1 records) from a JSONL file or a folder of them, validated beyond the schema:
+    ids unique across `taken` (the synthetic ids), sections present with unique ids, field_kinds only for
+    filled fields, the declared language matching the text."""
+    return load_records(Path(path), taken)
 
 
 def build(p: params_mod.Params, root: Path = Path(".")) -> list[Decision]:
-    """All decisions of the run: synthetic first (ids syn-NNNN), then imported ones in file order."""
+    """All decisions of the run: synthetic first (ids syn-NNNN), then `import_path`, then the mapped
+    documents of `decisions.documents`, each in file order."""
     cfg = p.decisions
     decisions = generate_decisions(cfg.n_decisions, cfg.case_mix, p.seed) if cfg.synthetic else []
     if cfg.import_path:
+        if not _under(cfg.import_path, EXTERNAL):
+            # dvc.yaml lists data/external for import_path; elsewhere, `dvc status` would not see edits.
+            log.warning("decisions.import_path %s lies outside %s: use decisions.documents (format records) "
+                        "so that DVC tracks it", cfg.import_path, EXTERNAL)
         imported = load_imported(root / cfg.import_path, {d.id for d in decisions})
         log.info("imported %d decisions from %s", len(imported), cfg.import_path)
         decisions += imported
+    if cfg.documents.format != "none":
+        mapped = load_documents(cfg.documents, root, {d.id for d in decisions})
+        log.info("imported %d decisions (%s) from %s", len(mapped), cfg.documents.format, cfg.documents.path)
+        decisions += mapped
     if not decisions:
-        raise ValueError("decisions: no decisions (synthetic is false and no import_path given)")
+        raise ValueError("decisions: no decisions (synthetic is false and nothing imported)")
     return decisions
+
+
+def _under(path: str, folder: str) -> bool:
+    parts, top = Path(path).parts, Path(folder).parts
+    return parts[: len(top)] == top
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     try:
         decisions = build(p)
-    except (InputError, ValueError) as exc:
+    except (InputError, params_mod.ParamsError, ValueError) as exc:
         # One line naming file, line and field; the previous output stays as it was.
         sys.exit(f"decisions: {exc}")
     write_records(args.out, decisions)

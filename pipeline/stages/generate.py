@@ -19,6 +19,7 @@ from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
 from pipeline.backends.cache import ResponseCache, run_cached
+from pipeline.importers.candidates import ContextIndex, load_candidates
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
@@ -105,6 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     jobs = build_requests(contexts, passages, qas, cfg, params.seed)
     generators = [make_generator(spec, cfg) for spec in cfg.panel]
     candidates, calls = generate_candidates(jobs, generators, Path(args.cache_dir))
+    if cfg.import_candidates.format == "jsonl":
+        index = ContextIndex(all_contexts, qas, passages)
+        outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates})
+        log.info("imported %d outside answers from %s", len(outside), cfg.import_candidates.path)
+        candidates = sorted(candidates + outside, key=lambda c: c.id)
     count = write_records(args.out, candidates)
 
     refusal = cfg.refusal.strip()

@@ -5,6 +5,8 @@ prompt mode; outputs are scored against the decisions' fields (field completenes
 accuracy, overall accuracy, IRAC recall) and, when irac.judge names a model, graded A/B/C.
 -> data/irac/outputs.jsonl, data/irac/grades.jsonl, reports/irac.md, reports/irac_metrics.json.
 Model calls go through a response cache (data/cache/irac/responses), so a restarted stage pays nothing twice.
+Each language's embedding model (irac.embedding_models, else irac.embedding_model) must cover it: the stage
+stops before any work when its tokenizer leaves too many tokens unknown (irac.max_unknown_token_rate).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pipeline.irac.rule import RuleSystem
 from pipeline.irac.schema import field_specs
 from pipeline.params import Params
 from pipeline.records import Decision, IracGrade, IracOutput
+from pipeline.retrieval.coverage import CoverageError
 from pipeline.stages import run, start
 
 log = logging.getLogger("irac")
@@ -37,7 +40,7 @@ REPORTS = Path("reports")
 
 def select(decisions: Sequence[Decision], limit: int) -> list[Decision]:
     """Decisions with annotated fields in id order, the first `limit` of them (0 = all)."""
-    chosen = sorted((d for d in decisions if d.fields), key=lambda d: d.id)
+    chosen = sorted((d for d in decisions if d.field_names()), key=lambda d: d.id)
     return chosen[:limit] if limit else chosen
 
 
@@ -71,11 +74,19 @@ def main(argv: list[str] | None = None) -> None:
     cfg = params.irac
     decisions = select(read_records(args.decisions, Decision), cfg.max_decisions)
     cache_dir = Path(args.cache_dir)
+    # Before any model call: every language's embedding model must cover it (SPEC 1).
+    try:
+        evaluate.check_languages(decisions, params)
+    except CoverageError as exc:
+        raise SystemExit(f"irac: {exc}") from None
     outputs = run_systems(decisions, params, cache_dir)
     grades: list[IracGrade] = []
     if cfg.judge:
         grades = evaluate.grade(outputs, decisions, params, cache_dir)
-    similarity = evaluate.cached_similarity(cfg.embedding_model, cache_dir / "embeddings")
+    similarity = {
+        lang: evaluate.cached_similarity(evaluate.embedding_model(params, lang), cache_dir / "embeddings")
+        for lang in sorted({d.language for d in decisions})
+    }
     metrics = evaluate.metrics(outputs, grades, decisions, params, similarity)
     out = Path(args.out)
     write_records(out / "outputs.jsonl", outputs)

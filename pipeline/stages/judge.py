@@ -11,6 +11,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline import params as params_mod
+from pipeline.importers.candidates import imported_labels
 from pipeline.io import atomic_dir, write_records
 from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, judge_items, load_corpus
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{args.params}: judge.judges: need distinct judges, got {params.judge.judges}"
         )
     corpus = load_corpus()
-    items = judge_items(corpus, params.generate.refusal)
+    items = judge_items(corpus, params.generate.refusal_by_language())
     log.info("judging %d candidates with %s", len(items), ", ".join(params.judge.judges))
     summary = []
     # DVC keeps this folder between runs (persist); only LLM judges write to it.
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> None:
         for spec in params.judge.judges:
             judge = make_judge(spec, params)
             labels = run_judge(judge, items, progress=True)
+            # Outside answers graded for this judge (generate.import_candidates) keep their grades.
+            outside = imported_labels(corpus.candidates, spec)
+            labels = [outside.get(lab.candidate_id, lab) for lab in labels]
             generator = getattr(judge, "generator", None)
             if hasattr(generator, "close"):
                 generator.close()

@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from pipeline.io import atomic_dir, write_records
+from pipeline.io import atomic_dir, write_json, write_records
 from pipeline.judges import file_name
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
@@ -30,13 +30,16 @@ def build(corpus: Corpus, labels: dict, params: Params) -> tuple[list[Pair], Cou
     return pairs, stats
 
 
-def write_splits(out: Path, pairs: list[Pair]) -> dict[str, int]:
-    """Write {train,val,test}.jsonl under `out` (swapped in whole), each sorted by pair id."""
+def write_splits(out: Path, pairs: list[Pair], meta: dict | None = None) -> dict[str, int]:
+    """Write {train,val,test}.jsonl (and meta.json when given) under `out`, swapped in whole; each split
+    sorted by pair id."""
     counts = {}
     with atomic_dir(out) as tmp:
         for split in SPLITS:
             rows = sorted((p for p in pairs if p.split == split), key=lambda p: p.id)
             counts[split] = write_records(Path(tmp) / f"{split}.jsonl", rows)
+        if meta is not None:
+            write_json(Path(tmp) / "meta.json", meta)
     return counts
 
 

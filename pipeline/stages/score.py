@@ -1,9 +1,11 @@
-"""Stage `score`: the base model and every adapter score the val/test pairs of both corpora (SPEC 9).
+"""Stage `score`: the base model and every adapter score the train-sample/val/test pairs of both corpora (SPEC 9).
 
-Output data/scores/<model>/<corpus>.jsonl holds one Score record per pair per scoring (sum, mean);
-data/scores/meta.json says which pairs were scored and how many prompts were cut to fit max_length.
-The base model's scores double as the reference for the optional reference-relative reward
-beta * (log pi - log pi_ref): the adapter-disabled model is the base model, so no extra pass is needed.
+Output data/scores/<model>/<corpus>.jsonl holds one Score record per pair per scoring: `sum` and `mean`
+log-prob of the response under the model, and for adapters `ref_sum` / `ref_mean`, the same minus the
+reference model's (beta-free DPO implicit reward). The reference is the base model with the adapter
+disabled, which is exactly the base model's own pass over the same token ids, so its scores are reused
+rather than recomputed (tests/test_scoring.py checks the equality with `disable_adapter()`).
+data/scores/meta.json says which pairs were scored and how over-long prompts were fitted, per variant.
 """
 
 from __future__ import annotations
@@ -20,8 +22,16 @@ import numpy as np
 from tqdm import tqdm
 
 from pipeline.io import InputError, atomic_dir, read_records, write_json, write_records
+from pipeline.models.fitting import FittedPair, fit_counts
 from pipeline.records import Pair, Score
-from pipeline.scoring import EncodedPair, ResponseScores, encode_pairs, score_shared_prefix, score_two_pass
+from pipeline.scoring import (
+    EncodedPair,
+    ResponseScores,
+    encode_pairs,
+    encoded,
+    score_shared_prefix,
+    score_two_pass,
+)
 from pipeline.stages import run, start
 from pipeline.text import stable_hash
 
@@ -35,19 +45,32 @@ CORPORA = ("pairs", "pairs_aug")
 BASE_NAME = "base"
 
 
-def select_pairs(pairs: Sequence[Pair], max_pairs: int, seed: int) -> list[Pair]:
-    """All pairs, or the max_pairs with the smallest seeded hash; always sorted by id."""
+def select_pairs(pairs: Sequence[Pair], max_pairs: int, seed: int, salt: str) -> list[Pair]:
+    """All pairs, or the max_pairs with the smallest seeded hash of (salt, id); always sorted by id.
+
+    The train split uses the corpus name as salt, the key of the training cap (training.data.cap), so
+    its sample is a subset of the pairs the runs on that corpus trained on.
+    """
     chosen = list(pairs)
     if 0 < max_pairs < len(chosen):
-        chosen = sorted(chosen, key=lambda p: (stable_hash(seed, "score", p.id), p.id))[:max_pairs]
+        chosen = sorted(chosen, key=lambda p: (stable_hash(seed, salt, p.id), p.id))[:max_pairs]
     return sorted(chosen, key=lambda p: p.id)
 
 
-def score_records(model_name: str, pairs: Sequence[Pair], scores: ResponseScores) -> list[Score]:
-    """One Score per pair per scoring, ordered by (scoring, pair id); ties count as wrong."""
+def score_records(model_name: str, pairs: Sequence[Pair], scores: ResponseScores,
+                  reference: ResponseScores | None = None) -> list[Score]:
+    """One Score per pair per scoring, ordered by (scoring, pair id); ties count as wrong.
+
+    With a reference, ref_sum / ref_mean (policy minus reference log-prob) follow sum and mean.
+    """
+    columns = [("mean", scores.chosen_mean, scores.rejected_mean), ("sum", scores.chosen_sum, scores.rejected_sum)]
+    if reference is not None:
+        columns += [("ref_mean", scores.chosen_mean - reference.chosen_mean,
+                     scores.rejected_mean - reference.rejected_mean),
+                    ("ref_sum", scores.chosen_sum - reference.chosen_sum,
+                     scores.rejected_sum - reference.rejected_sum)]
     out = []
-    for scoring, c_arr, r_arr in (("mean", scores.chosen_mean, scores.rejected_mean),
-                                  ("sum", scores.chosen_sum, scores.rejected_sum)):
+    for scoring, c_arr, r_arr in columns:
         for i, pair in enumerate(pairs):
             c, r = float(c_arr[i]), float(r_arr[i])
             out.append(Score(
@@ -58,18 +81,6 @@ def score_records(model_name: str, pairs: Sequence[Pair], scores: ResponseScores
     return out
 
 
-def reference_relative(policy: ResponseScores, reference: ResponseScores, beta: float) -> ResponseScores:
-    """beta * (log pi - log pi_ref) for each response, for sum and mean scoring alike."""
-    return ResponseScores(
-        chosen_sum=beta * (policy.chosen_sum - reference.chosen_sum),
-        chosen_mean=beta * (policy.chosen_mean - reference.chosen_mean),
-        rejected_sum=beta * (policy.rejected_sum - reference.rejected_sum),
-        rejected_mean=beta * (policy.rejected_mean - reference.rejected_mean),
-        chosen_tokens=policy.chosen_tokens,
-        rejected_tokens=policy.rejected_tokens,
-    )
-
-
 def adapter_dirs(root: Path) -> list[Path]:
     if not root.exists():
         return []
@@ -77,15 +88,18 @@ def adapter_dirs(root: Path) -> list[Path]:
 
 
 @dataclass
-class Corpus:
+class EvalCorpus:
+    """The scored pairs of one corpus (those that fit max_length), their token ids and the fitting counts."""
+
     name: str
     pairs: list[Pair]
     encoded: list[EncodedPair]
     available: dict[str, int]
+    fit: dict[str, dict[str, int]]
 
 
-def load_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: int, seed: int, tokenizer: Any,
-                max_length: int) -> Corpus:
+def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: int, seed: int, tokenizer: Any,
+                     max_length: int, policy: str) -> EvalCorpus:
     selected: list[Pair] = []
     available: dict[str, int] = {}
     seen: dict[str, str] = {}
@@ -97,13 +111,15 @@ def load_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: int, se
                 raise InputError(path, line, "id", f"pair id {pair.id!r} also in split {seen[pair.id]}")
             seen[pair.id] = split
         available[split] = len(records)
-        selected.extend(select_pairs(records, max_pairs, seed))
+        selected.extend(select_pairs(records, max_pairs, seed, name if split == "train" else "score"))
     selected.sort(key=lambda p: p.id)
-    encoded = encode_pairs(tokenizer, [(p.prompt, p.chosen, p.rejected) for p in selected], max_length)
-    return Corpus(name, selected, encoded, available)
+    fitted: list[FittedPair] = encode_pairs(tokenizer, selected, max_length, policy)
+    fit = fit_counts(fitted, [f"{p.split}/{p.variant}" for p in selected])
+    kept = [i for i, f in enumerate(fitted) if f.fits]
+    return EvalCorpus(name, [selected[i] for i in kept], [encoded(fitted[i]) for i in kept], available, fit)
 
 
-def run_scorer(model: Any, corpus: Corpus, scorer: str, batch_tokens: int, label: str) -> ResponseScores:
+def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str) -> ResponseScores:
     with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False) as bar:
         if scorer == "shared_prefix":
             return score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
@@ -121,7 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     model, tokenizer = load_base(args.base)
     corpora = [
-        load_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer, sp.max_length)
+        load_eval_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer,
+                         sp.max_length, params.train.overlong)
         for name in CORPORA
     ]
     adapters = adapter_dirs(Path(args.adapters))
@@ -135,39 +152,34 @@ def main(argv: list[str] | None = None) -> None:
         results[adapter.name] = {
             c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name) for c in corpora
         }
-        if sp.reference_relative:
-            results[f"{adapter.name}-refrel"] = {
-                c.name: reference_relative(results[adapter.name][c.name], results[BASE_NAME][c.name],
-                                           params.train.beta)
-                for c in corpora
-            }
     meta = {
         "models": sorted(results),
         "scorer": sp.scorer,
         "max_length": sp.max_length,
         "max_pairs": sp.max_pairs,
-        "reference_relative_beta": params.train.beta if sp.reference_relative else None,
+        "overlong": params.train.overlong,
+        "reference": BASE_NAME,
         "corpora": {
-            c.name: {
-                "available": c.available,
-                "scored": len(c.pairs),
-                "truncated_prompts": sum(e.truncated for e in c.encoded),
-            }
-            for c in corpora
+            c.name: {"available": c.available, "scored": len(c.pairs), "fit": c.fit} for c in corpora
         },
     }
     with atomic_dir(args.out) as tmp:
         for name, by_corpus in results.items():
             for corpus in corpora:
+                reference = None if name == BASE_NAME else results[BASE_NAME][corpus.name]
                 write_records(tmp / name / f"{corpus.name}.jsonl",
-                              score_records(name, corpus.pairs, by_corpus[corpus.name]))
+                              score_records(name, corpus.pairs, by_corpus[corpus.name], reference))
         write_json(tmp / "meta.json", meta)
     elapsed = time.perf_counter() - started
     n_pairs = sum(len(c.pairs) for c in corpora)
     scored_models = len(adapters) + 1
     for name, by in sorted(results.items()):
-        log.info("%s: mean-scoring accuracy %s", name,
-                 {c.name: round(float(np.mean(by[c.name].chosen_mean > by[c.name].rejected_mean)), 3) for c in corpora})
+        ref = results[BASE_NAME]
+        log.info("%s: accuracy sum %s, ref_sum %s", name,
+                 {c.name: round(float(np.mean(by[c.name].chosen_sum > by[c.name].rejected_sum)), 3) for c in corpora},
+                 {c.name: round(float(np.mean(by[c.name].chosen_sum - ref[c.name].chosen_sum
+                                              > by[c.name].rejected_sum - ref[c.name].rejected_sum)), 3)
+                  for c in corpora})
     print(f"score: {scored_models} models x {n_pairs} pairs in {elapsed:.1f}s "
           f"({scored_models * n_pairs / elapsed:.1f} pairs/s, {sp.scorer}) -> {args.out}")
 

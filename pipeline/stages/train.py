@@ -1,6 +1,6 @@
-"""Stage `train`: one LoRA reward model per (objective, corpus, seed) -- a DVC matrix entry.
+"""Stage `train`: one LoRA reward model per entry of train.runs -- a DVC foreach entry.
 
-    python -m pipeline.stages.train --objective dpo --corpus pairs --seed 0
+    python -m pipeline.stages.train --run dpo-pairs-s0
       -> models/adapters/dpo-pairs-s0/ (PEFT adapter + train_meta.json)
          reports/training/dpo-pairs-s0.csv (curve for `dvc plots`)
 """
@@ -17,18 +17,15 @@ from pathlib import Path
 
 from pipeline.io import atomic_dir, write_json, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base
+from pipeline.params import parse_run
 from pipeline.stages import run, start
 from pipeline.training.data import Counts, cap, load_corpus, tokenize
-from pipeline.training.run import CURVE_FIELDS, OBJECTIVES, train_adapter
+from pipeline.training.run import CURVE_FIELDS, train_adapter
 
 log = logging.getLogger("pipeline.stages.train")
 
 ADAPTERS = Path("models/adapters")
 CURVES = Path("reports/training")
-
-
-def run_name(objective: str, corpus: str, seed: int) -> str:
-    return f"{objective}-{corpus}-s{seed}"
 
 
 def curve_csv(rows: list[dict], objective: str) -> str:
@@ -43,26 +40,26 @@ def curve_csv(rows: list[dict], objective: str) -> str:
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     t = prm.train
-    name = run_name(args.objective, args.corpus, args.seed)
+    spec = parse_run(args.run)
+    name = spec.name
 
-    examples = load_corpus(args.corpus, "train", t.external_pairs)
+    examples = load_corpus(spec.corpus, "train", t.external_pairs)
     counts = Counts(pairs_in=len(examples))
     kept = cap(examples, t.max_pairs, prm.seed)
     counts.capped = len(examples) - len(kept)
     model, tokenizer = load_base(args.base)
     rows = tokenize(kept, tokenizer, t.max_length, t.overlong, counts)
-    log.info("%s: %d pairs in, %d capped, %d over-long (%d truncated, %d dropped, %d unfittable), %d used",
-             name, counts.pairs_in, counts.capped, counts.overlong, counts.truncated, counts.dropped,
-             counts.dropped_unfittable, counts.pairs_used)
+    log.info("%s: %d pairs in, %d capped, %d over-long (%d fitted by dropping distractors, %d left out), %d used",
+             name, counts.pairs_in, counts.capped, counts.overlong, counts.refit, counts.dropped, counts.pairs_used)
 
     started = time.perf_counter()
-    result = train_adapter(model, tokenizer, rows, args.objective, t, args.seed)
+    result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed)
     wall = time.perf_counter() - started
     meta = {
         "run": name,
-        "objective": args.objective,
-        "corpus": args.corpus,
-        "seed": args.seed,
+        "objective": spec.objective,
+        "corpus": spec.corpus,
+        "seed": spec.seed,
         "base_model": base_info(args.base).get("base_model"),
         "params": dataclasses.asdict(t),
         "counts": dataclasses.asdict(counts),
@@ -81,16 +78,14 @@ def main(argv: list[str] | None = None) -> None:
         # PEFT adds a model-card template; it carries no information and is not reproducible.
         (tmp / "README.md").unlink(missing_ok=True)
         write_json(tmp / "train_meta.json", meta)
-    write_text(CURVES / f"{name}.csv", curve_csv(result.curve, args.objective))
-    print(f"train {name}: {counts.pairs_used} pairs ({counts.truncated} truncated, "
-          f"{counts.dropped + counts.dropped_unfittable} dropped), {result.steps} steps, "
+    write_text(CURVES / f"{name}.csv", curve_csv(result.curve, spec.objective))
+    print(f"train {name}: {counts.pairs_used} pairs ({counts.refit} fitted by dropping distractors, "
+          f"{counts.dropped} left out), {result.steps} steps, "
           f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {ADAPTERS / name}")
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--objective", required=True, choices=OBJECTIVES)
-    parser.add_argument("--corpus", required=True, help="pairs, pairs_aug, external, or a '+' combination")
-    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--run", required=True, help="<objective>-<corpus>-s<seed>, e.g. dpo-pairs_aug-s0")
     parser.add_argument("--base", default=str(BASE_DIR))
 
 

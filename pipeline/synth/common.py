@@ -125,6 +125,7 @@ def build_decision(
     sections: list[tuple[str, str]],
     fields: dict[str, str],
     field_kinds: dict[str, str],
+    field_types: dict[str, str],
     analysis: str,
     outcome: str,
 ) -> Decision:
@@ -133,6 +134,10 @@ def build_decision(
     missing = sorted(set(fields) ^ set(field_kinds))
     if missing:
         raise AssertionError(f"fields and field_kinds disagree on {missing}")
+    # Every field's value type is declared here, never guessed later from its name.
+    untyped = sorted(set(fields) - set(field_types))
+    if untyped:
+        raise AssertionError(f"fields without a declared type: {untyped}")
     return Decision(
         id=decision_id,
         source="synthetic",
@@ -144,6 +149,7 @@ def build_decision(
         sections=parts,
         fields=dict(sorted(fields.items())),
         field_kinds=dict(sorted(field_kinds.items())),  # type: ignore[arg-type]
+        field_types={k: field_types[k] for k in sorted(fields)},  # type: ignore[misc]
         analysis=analysis,
         outcome=outcome,
     )

@@ -141,6 +141,15 @@ def _term(n_months: int) -> str:
     return years(n_months // 12) if n_months % 12 == 0 else months(n_months)
 
 
+# Declared value types (SPEC 1); sentences and periods are "text" (the field guide refines them).
+FIELD_TYPES = {
+    "decision_date": "date", "defendant": "name", "offence": "text", "court": "name", "starting_point": "text",
+    "discount": "number", "full_discount": "yesno", "discount_qualifier": "text", "sentence": "text",
+    "sentence_qualifier": "text", "suspended": "yesno", "suspension_period": "text",
+    "suspension_qualifier": "text", "compensation_amount": "money", "compensation_terms": "text",
+    "guideline_case": "name", "guideline_range": "text", "aggravation": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
+}  # fmt: skip
+
 def build(rng: random.Random, decision_id: str) -> Decision:
     defendant = person(rng)
     offence, act_tpl, statute, _ = rng.choice(OFFENCES)
@@ -363,6 +372,7 @@ def build(rng: random.Random, decision_id: str) -> Decision:
         sections=sections,
         fields=fields,
         field_kinds={k: ("exact" if k in exact else "semantic") for k in fields},
+        field_types=FIELD_TYPES,
         analysis=f"The court finds that {application}.",
         outcome=f"Sentenced to {months(sentence_months)} imprisonment" + (" (suspended)." if suspended else "."),
     )

@@ -146,6 +146,17 @@ def _company(rng: random.Random) -> tuple[str, str]:
     return f"{short} {rng.choice(SUFFIXES)}", short
 
 
+# Declared value types (SPEC 1). Durations, multiples and citations have no type of their own in the
+# record: they are "number" or "text", and the IRAC field guide refines them for the rule system.
+FIELD_TYPES = {
+    "decision_date": "date", "respondent": "name", "company": "name", "company_short": "name",
+    "securities": "text", "shares_traded": "number", "dealing_period": "text", "profit_amount": "money",
+    "benefit": "text", "multiplier": "number", "penalty_amount": "money", "payment_terms": "text",
+    "cold_shoulder_ordered": "yesno", "cold_shoulder_period": "text", "cold_shoulder_qualifier": "text",
+    "costs_ordered": "yesno", "costs_qualifier": "text", "rule_section": "text", "rule_text": "text",
+    "rule_exception": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
+}  # fmt: skip
+
 def build(rng: random.Random, decision_id: str) -> Decision:
     respondent = person(rng)
     company, company_short = _company(rng)
@@ -415,6 +426,7 @@ def build(rng: random.Random, decision_id: str) -> Decision:
         sections=sections,
         fields=fields,
         field_kinds=kinds,
+        field_types=FIELD_TYPES,
         analysis=f"The Tribunal finds that {application}.",
         outcome=f"Insider dealing established; pecuniary penalty of {hkd(penalty)}.",
     )

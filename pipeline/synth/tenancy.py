@@ -112,6 +112,14 @@ QUESTIONS = [
 ]
 
 
+# Declared value types (SPEC 1); periods and clauses are "text" (the field guide refines them).
+FIELD_TYPES = {
+    "decision_date": "date", "landlord": "name", "tenant": "name", "property": "text", "monthly_rent": "money",
+    "tenancy_start": "date", "arrears_amount": "money", "arrears_terms": "text", "possession_granted": "yesno",
+    "possession_qualifier": "text", "rule_clause": "text", "grace_period": "text", "relief": "text",
+    "deposit": "money", "deposit_deduction": "money", "deduction_reason": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
+}  # fmt: skip
+
 def build(rng: random.Random, decision_id: str) -> Decision:
     if rng.random() < 0.4:
         landlord = f"{rng.choice(SURNAMES)} {rng.choice(LANDLORD_FIRMS)} Limited"
@@ -294,6 +302,7 @@ def build(rng: random.Random, decision_id: str) -> Decision:
         sections=sections,
         fields=fields,
         field_kinds={k: ("exact" if k in exact else "semantic") for k in fields},
+        field_types=FIELD_TYPES,
         analysis=f"The Tribunal finds that {application}.",
         outcome=f"Arrears of {hkd(arrears)} awarded; possession " + ("granted." if granted else "refused."),
     )

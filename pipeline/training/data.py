@@ -3,8 +3,8 @@
 A corpus name is one or more of "pairs", "pairs_aug", "external" joined by "+" ("pairs+external").
 Every pair is tokenized here, once, with the shared rendering of pipeline.models.prompting, so DPO,
 SFT and scoring see identical tokens. Pairs longer than max_length are never silently lost: the policy
-either truncates the prompt from the left (keeping the chat header, the question at the end and both
-responses whole) or drops the pair, and every case is counted.
+(pipeline.models.fitting) drops whole distractor passages, never the gold one, the question or the rules,
+or leaves the pair out, and every case is counted per variant.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from typing import Any
 from transformers import PreTrainedTokenizerBase
 
 from pipeline.io import InputError, iter_json, read_records
-from pipeline.models.prompting import render_prompt, render_response
+from pipeline.models.fitting import fit_counts, fit_pair
 from pipeline.records import Pair
 from pipeline.text import stable_hash
 
 CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
 EXTERNAL = "external"
-_MARK = "\x00PROMPT\x00"
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,9 @@ class Example:
     chosen: str
     rejected: str
     source: str
+    variant: str = "external"
+    passage_spans: list[list[int]] = field(default_factory=list)
+    gold_slot: int | None = None
 
 
 @dataclass
@@ -43,10 +45,11 @@ class Counts:
     pairs_used: int = 0
     capped: int = 0  # left out by the seeded cap (train.max_pairs)
     overlong: int = 0  # longer than max_length before the policy
-    truncated: int = 0  # prompt cut from the left to fit
-    dropped: int = 0  # removed by the "drop" policy
-    dropped_unfittable: int = 0  # responses alone exceed max_length: cannot be truncated, so removed
+    refit: int = 0  # fitted by dropping whole distractor passages
+    dropped: int = 0  # left out: the "drop" policy, or too long even with the gold passage alone
     by_source: dict[str, int] = field(default_factory=dict)
+    # Per variant: pairs, refit, passages_dropped, left_out, gold_lost (pipeline.models.fitting.fit_counts)
+    fit: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def corpus_parts(corpus: str) -> list[str]:
@@ -86,7 +89,8 @@ def load_corpus(corpus: str, split: str = "train", external_pairs: str | None = 
                 examples.extend(load_external(Path(root) / external_pairs))
             continue
         pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
-        examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part) for p in pairs)
+        examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part, p.variant, p.passage_spans,
+                                p.gold_slot) for p in pairs)
     examples.sort(key=lambda e: (e.source, e.id))
     return examples
 
@@ -100,54 +104,26 @@ def cap(examples: Sequence[Example], max_pairs: int | None, seed: int) -> list[E
     return [e for e in examples if (e.source, e.id) in keep]
 
 
-def _ids(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
-    return tokenizer(text, add_special_tokens=False)["input_ids"]
-
-
-def truncated_prompt_ids(tokenizer: PreTrainedTokenizerBase, prompt: str, budget: int) -> list[int] | None:
-    """Prompt tokens of at most `budget`: template head + the end of the prompt text + template tail.
-
-    Cutting from the left keeps the question (the prompt's last part) and the assistant header; None when
-    even an empty prompt text does not fit.
-    """
-    head, _, tail = render_prompt(tokenizer, _MARK).partition(_MARK)
-    head_ids, tail_ids = _ids(tokenizer, head), _ids(tokenizer, tail)
-    keep = budget - len(head_ids) - len(tail_ids)
-    if keep < 1:
-        return None
-    body = _ids(tokenizer, prompt)
-    return head_ids + body[-keep:] + tail_ids
-
-
 def tokenize(examples: Sequence[Example], tokenizer: PreTrainedTokenizerBase, max_length: int,
              policy: str, counts: Counts | None = None) -> list[dict[str, Any]]:
-    """Token ids per example ({id, source, prompt_ids, chosen_ids, rejected_ids, truncated}) under `policy`.
+    """Token ids per example ({id, source, prompt_ids, chosen_ids, rejected_ids, passages_dropped}).
 
-    A pair's length is prompt + the longer response (each sequence DPO runs is prompt + one response).
+    A pair's length is prompt + the longer response (each sequence DPO runs is prompt + one response);
+    over-long pairs are fitted by pipeline.models.fitting under `policy`, exactly as scoring fits them.
     """
-    if policy not in ("truncate_prompt", "drop"):
-        raise ValueError(f"unknown overlong policy {policy!r}")
     counts = counts if counts is not None else Counts()
+    fitted = [fit_pair(tokenizer, ex.prompt, ex.chosen, ex.rejected, max_length, policy, ex.passage_spans,
+                       ex.gold_slot) for ex in examples]
+    counts.fit = fit_counts(fitted, [ex.variant for ex in examples])
     rows = []
-    for ex in examples:
-        prompt_ids = _ids(tokenizer, render_prompt(tokenizer, ex.prompt))
-        chosen_ids = _ids(tokenizer, render_response(tokenizer, ex.chosen))
-        rejected_ids = _ids(tokenizer, render_response(tokenizer, ex.rejected))
-        longest = max(len(chosen_ids), len(rejected_ids))
-        truncated = False
-        if len(prompt_ids) + longest > max_length:
-            counts.overlong += 1
-            if policy == "drop":
-                counts.dropped += 1
-                continue
-            cut = truncated_prompt_ids(tokenizer, ex.prompt, max_length - longest)
-            if cut is None:
-                counts.dropped_unfittable += 1
-                continue
-            prompt_ids, truncated = cut, True
-            counts.truncated += 1
-        rows.append({"id": ex.id, "source": ex.source, "prompt_ids": prompt_ids, "chosen_ids": chosen_ids,
-                     "rejected_ids": rejected_ids, "truncated": truncated})
+    for ex, f in zip(examples, fitted, strict=True):
+        counts.overlong += f.refit or not f.fits
+        if not f.fits:
+            counts.dropped += 1
+            continue
+        counts.refit += f.refit
+        rows.append({"id": ex.id, "source": ex.source, "prompt_ids": f.prompt, "chosen_ids": f.chosen,
+                     "rejected_ids": f.rejected, "passages_dropped": f.passages_dropped})
         counts.by_source[ex.source] = counts.by_source.get(ex.source, 0) + 1
     counts.pairs_used = len(rows)
     return rows

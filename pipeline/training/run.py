@@ -18,13 +18,12 @@ from peft import LoraConfig
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import DPOConfig, SFTConfig, SFTTrainer
 
-from pipeline.params import TrainParams
+from pipeline.params import OBJECTIVES, TrainParams
 from pipeline.training.data import sft_rows
 from pipeline.training.dpo import KernelDPOTrainer
 
 log = logging.getLogger(__name__)
 
-OBJECTIVES = ("dpo", "sft")
 # Columns of the per-run curve CSV (reports/training/<run>.csv); missing values are left empty.
 CURVE_FIELDS = {
     "dpo": ["step", "epoch", "loss", "rewards_margins", "rewards_accuracies", "rewards_chosen", "rewards_rejected"],

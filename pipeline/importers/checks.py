@@ -1,0 +1,76 @@
+"""Checks every imported decision passes, and the plain format: SPEC 1 Decision records as JSON Lines.
+
+Schema checks (types, safe ids, non-empty text) happen in `pipeline.records.parse`; the rules here are
+the ones a schema cannot say: unique section ids that still make valid passage ids, kinds only for
+filled fields, no empty field values, and a declared language that matches the script of the text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.io import InputError, iter_json, read_records
+from pipeline.records import Decision
+
+# Passage ids are "<decision id>/<section id>" and must stay valid ids (records.SAFE_ID allows 200 chars).
+MAX_PASSAGE_ID = 190
+
+
+def load_records(path: Path, taken: set[str]) -> list[Decision]:
+    """SPEC 1 Decision JSONL: one file, or every *.jsonl of a folder in name order."""
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    out: list[Decision] = []
+    seen = set(taken)
+    for file in files:
+        decisions = read_records(file, Decision)
+        lines = [number for number, _ in iter_json(file)]
+        for decision, line in zip(decisions, lines, strict=True):
+            if decision.id in seen:
+                raise InputError(file, line, "id", f"id {decision.id!r} is already used by another decision")
+            seen.add(decision.id)
+            check_decision(decision, file, line)
+            out.append(decision)
+    return out
+
+
+def check_decision(decision: Decision, file: Path, line: int | None, prefix: str = "") -> None:
+    """Rules beyond the schema: sections present with unique, short ids; kinds only for filled fields; no
+    empty field values; the declared language matches the script of the text."""
+    if not decision.sections:
+        raise InputError(file, line, f"{prefix}sections", "at least one section is required")
+    seen: set[str] = set()
+    for i, section in enumerate(decision.sections):
+        if section.id in seen:
+            raise InputError(file, line, f"{prefix}sections[{i}].id", f"duplicate section id {section.id!r}")
+        if len(decision.id) + 1 + len(section.id) > MAX_PASSAGE_ID:
+            raise InputError(
+                file, line, f"{prefix}sections[{i}].id", "decision id + section id too long for a passage id"
+            )
+        seen.add(section.id)
+    # Field names of every party too (Decision.parties, where the record has it).
+    names = decision.field_names() if hasattr(decision, "field_names") else set(decision.fields)
+    for name in decision.field_kinds:
+        if name not in names:
+            raise InputError(
+                file, line, f"{prefix}field_kinds.{name}", "kind given for a field that is not filled"
+            )
+    cjk = cjk_share(decision.text)
+    if (decision.language == "en" and cjk > 0.3) or (decision.language == "zh" and cjk < 0.05):
+        raise InputError(
+            file,
+            line,
+            f"{prefix}language",
+            f"declared {decision.language!r} but {cjk:.0%} of the text is Chinese",
+        )
+    for party in getattr(decision, "parties", []):
+        for name, value in party.fields.items():
+            if not value.strip():
+                raise InputError(file, line, f"{prefix}parties.{party.name}.fields.{name}", "empty value")
+    for name, value in decision.fields.items():
+        if not value.strip():
+            raise InputError(file, line, f"{prefix}fields.{name}", "empty value")
+
+
+def cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum("\u3400" <= c <= "\u9fff" for c in letters) / max(1, len(letters))

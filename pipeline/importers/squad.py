@@ -1,0 +1,192 @@
+"""A QA set that brings its own contexts (SQuAD 2.0-style JSON) -> Passages and QA records.
+
+Format: `{"data": [{"title": ..., "paragraphs": [{"context": ..., "qas": [{"id", "question",
+"answers": [{"text", "answer_start"}], "is_impossible"}]}]}]}` -- one file, or a folder of *.json files in
+name order. `is_impossible` may be a boolean or "true"/"false" (as Chinese judicial reading-comprehension
+sets write it). A yes/no question is one whose answer text is YES/NO (yes/no, 是/否; answer_start is then
+not checked) or that carries `yesno_answer` (also `yes_no`, `yesno`) with such a value.
+
+What becomes of it:
+- each paragraph is one Passage (never split or merged: the answer spans point into it), in the family of
+  its article (params `corpus.qa_import.family`), ids `<prefix>a<article>/p<paragraph>`;
+- each question is one QA whose gold passage is its paragraph: factual (facts = [first answer text]) or
+  yesno (facts = ["Yes"] or ["No"], the polarity convention of pipeline/corpus/questions.py);
+- an impossible question is kept as a QA with no answer (answer "", facts []): the contexts stage builds
+  every variant of it as unanswerable, its own paragraph included where the variant includes the gold
+  passage -- the hard negative SQuAD 2.0 was written for (pipeline/retrieval/variants.py, `no_answer`).
+Every answer span must equal context[answer_start : answer_start + len(text)]; errors name the file, the
+JSON path and the question id.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pipeline.importers import safe_id
+from pipeline.importers.checks import cjk_share
+from pipeline.io import InputError
+from pipeline.params import QaImportParams
+from pipeline.records import QA, Passage
+
+YES = {"yes", "y", "是"}
+NO = {"no", "n", "否"}
+YESNO_KEYS = ("yesno_answer", "yes_no", "yesno")
+# The reference answer of a yes/no question, in the set's language; the polarity fact stays Yes/No.
+POLARITY = {"en": {"Yes": "Yes", "No": "No"}, "zh": {"Yes": "是", "No": "否"}}
+
+
+def load_squad(cfg: QaImportParams, root: Path = Path(".")) -> tuple[list[Passage], list[QA]]:
+    """Passages and QA of the file (or folder of *.json files) `cfg.path`."""
+    path = root / cfg.path
+    if not path.exists():
+        raise InputError(path, None, None, "not found (corpus.qa_import.path)")
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    passages: list[Passage] = []
+    qas: list[QA] = []
+    seen: dict[str, str] = {}
+    for k, file in enumerate(files, start=1):
+        stem = f"f{k}-" if path.is_dir() else ""
+        p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen)
+        passages += p
+        qas += q
+    return passages, qas
+
+
+def _read(file: Path) -> Any:
+    try:
+        return json.loads(file.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(file, None, None, f"invalid UTF-8 at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(file, exc.lineno, None, f"malformed JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def parse_squad(
+    obj: Any, file: Path, cfg: QaImportParams, prefix: str, seen: dict[str, str]
+) -> tuple[list[Passage], list[QA]]:
+    """Pure core: a decoded SQuAD-style object -> (passages, QA); `seen` maps QA ids to their JSON path."""
+    data = _get(obj, "data", list, file, "")
+    passages: list[Passage] = []
+    qas: list[QA] = []
+    for i, article in enumerate(data):
+        where_a = f"data[{i}]"
+        title = article.get("title", "") if isinstance(article, dict) else ""
+        if not isinstance(title, str):
+            raise InputError(file, None, f"{where_a}.title", "expected a string")
+        article_id = f"{prefix}a{i + 1}"
+        for j, paragraph in enumerate(_get(article, "paragraphs", list, file, where_a)):
+            where_p = f"{where_a}.paragraphs[{j}]"
+            context = _get(paragraph, "context", str, file, where_p)
+            if not context.strip():
+                raise InputError(file, None, f"{where_p}.context", "empty context")
+            share = cjk_share(context)
+            if (cfg.language == "en" and share > 0.3) or (cfg.language == "zh" and share < 0.05):
+                raise InputError(
+                    file,
+                    None,
+                    f"{where_p}.context",
+                    f"language {cfg.language!r} declared but {share:.0%} is Chinese",
+                )
+            pid = f"{article_id}/p{j + 1}"
+            family = article_id if cfg.family == "article" else pid
+            passages.append(Passage(pid, article_id, family, title, context, position=j))
+            for m, qa in enumerate(_get(paragraph, "qas", list, file, where_p)):
+                qas.append(_qa(qa, file, f"{where_p}.qas[{m}]", context, pid, family, cfg, seen))
+    return passages, qas
+
+
+def _qa(
+    obj: Any, file: Path, where: str, context: str, pid: str, family: str, cfg: QaImportParams, seen: dict
+) -> QA:
+    raw_id = _get(obj, "id", (str, int), file, where)
+    qid = safe_id(str(raw_id), cfg.id_prefix)
+    if qid in seen:
+        raise InputError(
+            file, None, f"{where}.id", f"duplicate question id {raw_id!r} (first at {seen[qid]})"
+        )
+    seen[qid] = where
+    question = _get(obj, "question", str, file, where)
+    if not question.strip():
+        raise InputError(file, None, f"{where}.question", f"question {raw_id!r}: empty question")
+    impossible = _impossible(obj.get("is_impossible", False), file, f"{where}.is_impossible", raw_id)
+    answers = [
+        a
+        for a in _get(obj, "answers", list, file, where, default=[])
+        if not (isinstance(a, dict) and a.get("text") == "")
+    ]
+    polarity = _yesno_key(obj, file, where, raw_id)
+    spans: list[str] = []
+    for n, answer in enumerate(answers):
+        here = f"{where}.answers[{n}]"
+        text = _get(answer, "text", str, file, here)
+        flag = _polarity(text)
+        if flag:
+            polarity = polarity or flag
+            continue
+        start = _get(answer, "answer_start", int, file, here)
+        found = context[start : start + len(text)] if start >= 0 else ""
+        if found != text:
+            raise InputError(
+                file,
+                None,
+                f"{here}.answer_start",
+                f"question {raw_id!r}: answer {text!r} is not at {start} of the context (found {found!r})",
+            )
+        spans.append(text)
+    if impossible:
+        if spans or polarity:
+            raise InputError(
+                file, None, f"{where}.answers", f"question {raw_id!r} is_impossible but has an answer"
+            )
+        return QA(qid, question, "", pid, family, "factual", [], [])
+    if polarity:
+        return QA(qid, question, POLARITY[cfg.language][polarity], pid, family, "yesno", [polarity], [])
+    if not spans:
+        raise InputError(
+            file, None, f"{where}.answers", f"question {raw_id!r}: no answer and not is_impossible"
+        )
+    return QA(qid, question, spans[0], pid, family, "factual", [spans[0]], [])
+
+
+def _polarity(text: str) -> str | None:
+    low = text.strip().lower()
+    return "Yes" if low in YES else "No" if low in NO else None
+
+
+def _yesno_key(obj: dict, file: Path, where: str, raw_id: Any) -> str | None:
+    for key in YESNO_KEYS:
+        value = obj.get(key)
+        if value in (None, "", "unknown", "UNKNOWN"):
+            continue
+        flag = _polarity(value) if isinstance(value, str) else None
+        if flag is None:
+            raise InputError(
+                file, None, f"{where}.{key}", f"question {raw_id!r}: expected yes/no, got {value!r}"
+            )
+        return flag
+    return None
+
+
+def _impossible(value: Any, file: Path, where: str, raw_id: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise InputError(file, None, where, f"question {raw_id!r}: expected true or false, got {value!r}")
+
+
+def _get(obj: Any, key: str, kind: type | tuple, file: Path, where: str, default: Any = ...) -> Any:
+    if not isinstance(obj, dict):
+        raise InputError(file, None, where or None, "expected a JSON object")
+    here = f"{where}.{key}" if where else key
+    if key not in obj:
+        if default is not ...:
+            return default
+        raise InputError(file, None, here, "missing")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise InputError(file, None, here, f"expected {names}, got {type(value).__name__}")
+    return value

@@ -1,0 +1,93 @@
+"""Chinese cue words and patterns of the rule judge: negation, refusal, Yes/No leads, framing, clauses.
+
+Kept apart from the English ones in matching.py so each language's list can be read and extended in one
+glance. Chinese negation sits in single characters (不, 未, 没, 无, 非, 否) that also occur inside
+words that negate nothing (是否 "whether", 没收 "confiscate", 无论 "regardless"); those words are
+removed before the characters are looked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+NEGATION_CHARS = "不未没无非否"
+# Outcome verbs that negate as "dismissed"/"refused" do in English.
+NEGATION_WORDS = ("驳回", "拒绝", "撤销", "免予", "免于", "失败")
+# Words containing a negation character that do not make a sentence negative.
+NOT_NEGATION = (
+    "是否",
+    "能否",
+    "可否",
+    "与否",
+    "否则",
+    "不仅",
+    "不但",
+    "不论",
+    "不管",
+    "不断",
+    "不久",
+    "不动产",
+    "无论",
+    "未来",
+    "未成年",
+    "无期",
+    "非常",
+    "非法",
+    "除非",
+    "没收",
+)
+_NOT_NEGATION = re.compile("|".join(sorted(NOT_NEGATION, key=len, reverse=True)))
+
+# Phrases that on their own say the answer cannot be given from what was shown.
+_REFUSAL = re.compile(
+    r"(?:没有|并无|无|缺乏|缺少|不包含|未包含|未提供|没有提供|不具备)(?:足够|充分|充足|相关|具体|明确)的?"
+    r"(?:信息|资料|依据|证据|内容|细节|说明)"
+    r"|(?:信息|资料|依据|证据|内容)(?:不足|不够|不充分|有限)"
+    r"|(?:无法|不能|难以|不可能|没法|无从)(?:据此)?(?:回答|确定|判断|得知|得出|确认|知道|推断|作答|给出|回复)"
+    r"|不足以(?:回答|确定|判断|得出|作答)"
+    r"|(?:只能|只会|将是|会是|纯属)(?:一种)?猜测"
+)
+# "没有提及 ..." is a refusal only when its subject is what was shown (or the answerer), so that
+# "公司未披露该信息" stays an answer.
+_MISSING = re.compile(
+    r"(?:未|没有|并未|均未|都没有|并没有|没)(?:有)?(?:提及|提到|涉及|说明|载明|记载|包含|列明|写明|给出|指出|讨论|回答)"
+)
+_SHOWN = re.compile(r"段落|材料|上下文|文本|文中|原文|资料|所给|所提供|提供的|以上|上述|这些|它们|我")
+
+# A Yes/No lead: 是/是的/对 or 否/不是/不, then punctuation (so 是否 and 不得 are no lead).
+_LEAD = re.compile(r"^\s*(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*")
+_LEAD_VALUE = {"是的": "yes", "是": "yes", "对": "yes", "否": "no", "不是": "no", "不": "no"}
+# Sentence ends, and a comma before "but/however" so a hedge and an answer in one sentence separate.
+_CLAUSE = re.compile(r"(?<=[。！？；!?;\n])|[，,]\s*(?=但是|但|然而|不过|可是)")
+
+# Words of framing sentences ("综上所述，答案如下。") that claim nothing.
+FRAMING = frozenset(
+    """综上 综上所述 总之 总而言之 简而言之 简言之 可见 看来 来看 显示 表明 结论 关键 要点 首先 其次
+    最后 如下 以下 下列 阅读 分析 考虑 结合 得出 给出 相关 内容 情况 回答 答案""".split()
+)
+# Currency words go with their number: "4,665,091.79元" and "人民币4665091.79" state the same fact.
+CURRENCY = frozenset("元 万元 亿元 人民币 美元 港元 港币 币".split())
+
+
+def is_negative(text: str) -> bool:
+    stripped = _NOT_NEGATION.sub(" ", text)
+    return any(ch in stripped for ch in NEGATION_CHARS) or any(w in stripped for w in NEGATION_WORDS)
+
+
+def refusal_cue(clause: str) -> bool:
+    if _REFUSAL.search(clause):
+        return True
+    return bool(_MISSING.search(clause) and _SHOWN.search(clause))
+
+
+def lead_polarity(text: str) -> str | None:
+    match = _LEAD.match(text)
+    return _LEAD_VALUE[match.group(1)] if match else None
+
+
+def strip_lead(text: str) -> str:
+    return _LEAD.sub("", text, count=1)
+
+
+def clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(text.strip()) if c and c.strip()]

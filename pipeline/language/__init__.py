@@ -1,0 +1,47 @@
+"""Language-dependent text handling in one place: pick the behaviour by the record's language.
+
+Text API (core): detect, words, content_words, content_ngrams, sentences, count_tokens, ngrams,
+is_numeral, has_cjk, check. Numbers (numbers.py): numbers(text, lang) gives canonical amounts and dates
+(numbers.canonical and numbers.zh_numeral are there for other normalisers). Chinese segmentation (zh.py)
+is jieba's, built once, quietly. English question-rewriting helpers used by the offline generators and
+the augmenter live in rewrite_en and are re-exported (area, declarative, focus) so
+`from pipeline.language import area` keeps working.
+"""
+
+from pipeline.language.core import (
+    CJK,
+    LANGUAGES,
+    STOPWORDS,
+    check,
+    content_ngrams,
+    content_words,
+    count_tokens,
+    detect,
+    has_cjk,
+    is_numeral,
+    ngrams,
+    sentences,
+    words,
+)
+from pipeline.language.numbers import numbers
+from pipeline.language.rewrite_en import area, declarative, focus
+
+__all__ = [
+    "CJK",
+    "LANGUAGES",
+    "STOPWORDS",
+    "area",
+    "check",
+    "content_ngrams",
+    "content_words",
+    "count_tokens",
+    "declarative",
+    "detect",
+    "focus",
+    "has_cjk",
+    "is_numeral",
+    "ngrams",
+    "numbers",
+    "sentences",
+    "words",
+]
