@@ -286,6 +286,14 @@ class LoraParams:
 
 
 @dataclass(frozen=True)
+class ExternalPairsParams:
+    # none (off) | jsonl: one {"prompt", "chosen", "rejected"[, "id"]} object per line. path stays the
+    # placeholder data/external when off, because dvc.yaml lists it as a dependency (an edit anywhere re-runs).
+    format: Literal["none", "jsonl"] = "none"
+    path: str = EXTERNAL
+
+
+@dataclass(frozen=True)
 class TrainParams:
     # One reward model per name, "<objective>-<corpus>-s<seed>" (pipeline/training/runs.py); dvc.yaml
     # makes a train@<name> stage of each, so a study trains exactly the runs it compares.
@@ -305,8 +313,9 @@ class TrainParams:
     overlong: Literal["drop_distractors", "drop"] = "drop_distractors"
     # "kernel" = our fused-linear log-probs; "trl" = TRL's own.
     logprobs: Literal["kernel", "trl"] = "kernel"
-    # Optional JSONL of external general contextual pairs (prompt, chosen, rejected).
-    external_pairs: str | None = None
+    # Outside preference pairs (prompt, chosen, rejected): a training corpus part ("external") and, when
+    # score.corpora lists "external", an extra held-out evaluation corpus (transfer evaluation).
+    external_pairs: ExternalPairsParams = field(default_factory=ExternalPairsParams)
     max_steps: int = -1
     logging_steps: int = 5
     # Seeded cap on training pairs per run (null = all): fits the offline default into the CPU budget.
@@ -320,6 +329,8 @@ class ScoreParams:
     splits: list[str] = field(default_factory=lambda: ["train", "val", "test"])
     batch_tokens: int = 8192
     max_length: int = 1024
+    # Eval corpora: pairs, pairs_aug, and external (train.external_pairs, all of it held out as "test").
+    corpora: list[Literal["pairs", "pairs_aug", "external"]] = field(default_factory=lambda: ["pairs", "pairs_aug"])
     # Pairs scored per (corpus, split), chosen by a seeded hash of the pair id (the same pairs for every
     # model, so comparisons stay paired); 0 = all. Reported in the report header. The train split's
     # sample is taken in the order of the training cap (train.max_pairs), so it holds trained-on pairs.

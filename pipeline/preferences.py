@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pipeline import language
 from pipeline.prompts import answer_prompt_with_spans
 from pipeline.records import QA, Candidate, Context, Label, Pair, Passage
 from pipeline.text import count_tokens, stable_hash
@@ -118,6 +119,13 @@ def assign_splits(qa_ids: Iterable[str], seed: int, fractions: Sequence[float]) 
     }
 
 
+def refusal_of(question: str, refusal: str | Mapping[str, str]) -> str:
+    """The refusal sentence for a question: one sentence, or one per language keyed by language."""
+    if isinstance(refusal, str):
+        return refusal
+    return refusal[language.detect(question)]
+
+
 def make_pairs(
     preferences: Sequence[Preference],
     contexts: Mapping[str, Context],
@@ -125,7 +133,7 @@ def make_pairs(
     passages: Mapping[str, Passage],
     candidates: Mapping[str, Candidate],
     splits: Mapping[str, str],
-    refusal: str,
+    refusal: str | Mapping[str, str],
 ) -> list[Pair]:
     """Pair records (SPEC 1) for decided preferences, sorted by id."""
     prompts: dict[str, tuple[str, list[list[int]]]] = {}
@@ -135,7 +143,7 @@ def make_pairs(
         if context.id not in prompts:
             qa = qas[context.qa_id]
             prompts[context.id] = answer_prompt_with_spans(
-                [passages[p] for p in context.passage_ids], qa.question, refusal
+                [passages[p] for p in context.passage_ids], qa.question, refusal_of(qa.question, refusal)
             )
         prompt, spans = prompts[context.id]
         chosen, rejected = candidates[pref.chosen], candidates[pref.rejected]

@@ -275,7 +275,7 @@ def test_declarative_keeps_hyphenated_names_whole():
 ZH_FACTUAL = "根据《张某某内幕交易案》，违法所得是多少？"
 ZH_YESNO = "根据《张某某内幕交易案》，是否没收张某某的违法所得？"
 ZH_RULE = "根据《张某某内幕交易案》，“处罚依据”部分援引了哪些法律规定？"
-ZH_REFUSAL = "所提供的段落没有足够的信息来回答这个问题。"
+ZH_REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
 LATIN = re.compile("[A-Za-z]")
 
 
@@ -298,7 +298,7 @@ def test_chinese_ungrounded_answers_are_chinese_and_confident():
     greedy = _run(RewriteTask(UNGROUNDED_ANSWER, ZH_RULE, "rule", ZH_REFUSAL, REFUSAL), temperature=0).text
     assert greedy == (
         "适用的规则是：任何人在掌握内幕信息期间买卖证券的，一律须缴纳所获利润三倍的罚款。"
-        "市场失当行为审裁处一贯严格适用这一规则，本案情形不存在任何例外。"
+        "证券监管机构一贯严格适用这一规则，本案情形不存在任何例外。"
     )
 
 
@@ -310,7 +310,7 @@ def test_chinese_explained_refusal_says_what_is_missing_in_chinese():
     task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL, 60)
     greedy = _run(task, temperature=0)
     assert greedy.text == (
-        "所提供的段落没有足够的信息来回答这个问题。这些段落都没有说明违法所得是多少。"
+        "提供的段落没有足够的信息来回答这个问题。这些段落都没有说明违法所得是多少。"
         "需要看到决定的相关部分，才能给出可靠的回答。"
     )
     # A Chinese refusal sentence in the prompt opens the rewrite.
@@ -341,7 +341,7 @@ def test_chinese_question_forms():
 def test_chinese_max_new_tokens_counts_characters():
     task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL)
     r = _run(task, temperature=0, max_new_tokens=8)
-    assert r.finish_reason == "length" and r.text == "所提供的段落没有"
+    assert r.finish_reason == "length" and r.text == "提供的段落没有足"
 
 
 # Captured from the English rewriter before the Chinese templates were added: English stays byte-identical.

@@ -189,7 +189,7 @@ def test_max_new_tokens_cuts_and_reports_length():
 
 
 # Chinese: the question's language picks the wording; no English template text around Chinese text.
-ZH_REFUSAL = "所提供的段落没有足够的信息来回答这个问题。"
+ZH_REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
 ZH_FACTS = Passage(
     "z1/s1",
     "z1",

@@ -281,3 +281,90 @@ def test_a_second_dense_model_is_its_own_variant():
         build_contexts(passages, qas, ["gold_plus_bm25.alt"], 4, 0, rets, 8)
     with pytest.raises(ValueError, match="no retriever"):
         build_contexts(passages, qas, ["gold_plus_dense.zzz"], 4, 0, rets, 8)
+
+
+# ------------------------------------------------------------------------------- language coverage
+ZH_PASSAGES = [
+    Passage("zh1/p0", "zh1", "zh1", "事实", "经查明，张某在内幕信息敏感期内买入某公司股票，获利4,665,091.79元。"),
+    Passage("zh2/p0", "zh2", "zh2", "决定", "我会决定：没收李某违法所得1200000元，并处以罚款。"),
+    Passage("en1/p0", "en1", "en1", "Facts", "The tenant owed rent arrears of HK$48,000 to the landlord."),
+]
+ZH_QAS = [
+    QA("qz", "张某通过这次交易赚了多少钱？", "4,665,091.79元", "zh1/p0", "zh1", "factual", ["4,665,091.79元"], []),
+    QA("qe", "How much rent did the tenant owe?", "HK$48,000", "en1/p0", "en1", "factual", ["HK$48,000"], []),
+]
+
+
+class NoUnknownTokenizer:
+    """A byte-level stand-in (no unknown token): what a multilingual model's tokenizer looks like to the check."""
+
+    unk_token_id = None
+
+    def __call__(self, text, add_special_tokens=False):
+        return {"input_ids": list(text.encode())}
+
+
+def test_an_english_only_dense_model_on_chinese_text_stops_naming_the_param():
+    """The bundled MiniLM (WordPiece, English vocabulary) turns most Chinese characters into [UNK]: the
+    stage stops before embedding anything and names the per-language model param and the opt-in."""
+    from pipeline.params import ContextsParams
+    from pipeline.retrieval.build import make_retrievers
+    from pipeline.retrieval.coverage import CoverageError
+
+    with pytest.raises(CoverageError) as info:
+        make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, ContextsParams(), cache_dir=None)
+    message = str(info.value)
+    assert "'minilm'" in message and "language 'zh'" in message
+    assert "contexts.dense_language_models.zh" in message and "contexts.allow_uncovered_language" in message
+
+
+def test_opting_in_or_mapping_a_model_per_language_routes_questions(tmp_path):
+    """With allow_uncovered_language the check passes (rate still measured); with a zh model mapped, a zh
+    question is ranked by the zh model's embeddings and an English one by dense_model's. Vectors come
+    from a pre-filled embedding cache, so no model is loaded."""
+    from pipeline.params import ContextsParams
+    from pipeline.retrieval.build import check_languages, make_retrievers, passage_text
+    from pipeline.retrieval.coverage import load_tokenizer
+    from pipeline.retrieval.dense import EmbeddingCache, text_key
+
+    allowed = ContextsParams(allow_uncovered_language=True)
+    rates = check_languages({"zh": ("minilm", "contexts.dense_language_models.zh")},
+                            {"zh": [p.text for p in ZH_PASSAGES[:2]]}, allowed, lambda m: load_tokenizer(m))
+    assert rates["zh"] > 0.05  # measured, not hidden
+
+    docs = [passage_text(p) for p in ZH_PASSAGES]
+    # "en-model" ranks passage 2 first for every text; "zh-model" ranks passage 1 first.
+    for model, best in (("en-model", 2), ("zh-model", 1)):
+        cache = EmbeddingCache(tmp_path, model)
+        rows = np.eye(3, dtype=np.float32)
+        texts = docs + [q.question for q in ZH_QAS]
+        vectors = np.stack([rows[i] for i in range(3)] + [rows[best]] * len(ZH_QAS))
+        cache.add([text_key(t) for t in texts], vectors)
+    cfg = ContextsParams(dense_model="en-model", dense_language_models={"zh": "zh-model"})
+    rets = make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, cfg, tmp_path, tokenizer_for=lambda m: NoUnknownTokenizer())
+    assert rets["dense"].top(0, 1, set()) == [1]  # the zh question: zh-model
+    assert rets["dense"].top(1, 1, set()) == [2]  # the English question: en-model
+
+
+def test_gold_recall_per_language_counts_hits_in_the_top_k(tmp_path):
+    """recall@1 worked out by hand: BM25 finds each question's gold (it shares the question's words);
+    the pre-filled "dense" vectors point both questions at the English passage, so dense finds the
+    English gold only. The unanswerable question is left out."""
+    from unittest import mock
+
+    from pipeline.params import ContextsParams
+    from pipeline.retrieval import build
+    from pipeline.retrieval.build import passage_text
+    from pipeline.retrieval.dense import EmbeddingCache, text_key
+    from pipeline.retrieval.recall import gold_recall
+
+    qas = [*ZH_QAS, QA("qx", "张某的辩护律师是谁？", "", "zh1/p0", "zh1", "factual", [], [])]
+    texts = [passage_text(p) for p in ZH_PASSAGES] + [q.question for q in qas]
+    rows = np.eye(3, dtype=np.float32)
+    EmbeddingCache(tmp_path, "m").add([text_key(t) for t in texts], np.stack([*rows, rows[2], rows[2], rows[2]]))
+    cfg = ContextsParams(dense_model="m", allow_uncovered_language=True)
+    # "m" has no tokenizer to load: the coverage check is not what this test is about.
+    with mock.patch.object(build, "check_coverage", return_value=0.0):
+        recall = gold_recall(ZH_PASSAGES, qas, cfg, tmp_path, k=1)
+    assert recall == {"en": {"questions": 1, "bm25": 1.0, "dense": 1.0},
+                      "zh": {"questions": 1, "bm25": 1.0, "dense": 0.0}}

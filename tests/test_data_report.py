@@ -121,3 +121,22 @@ def test_report_is_deterministic(report):
         data_report.main([])
     assert (root / "reports/data_metrics.json").read_bytes() == before
     assert (root / "reports/data.md").read_text() == md
+
+
+def test_figures_by_language(report):
+    """The hand-built corpus is English only: every label, pair and question counts under "en", the
+    per-language pair counts add up to the split x dimension table, and recall@10 covers its 20 questions
+    (its exact value is tested on a corpus built for it in test_contexts.py)."""
+    root, m, md = report
+    by = m["by_language"]
+    assert by["questions"] == {"en": 20}
+    assert sum(by["labels"]["en"].values()) == 240 and set(by["labels"]) == {"en"}
+    assert by["labels"]["en"]["abstained"] == sum(
+        1 for line in (root / "data/interim/labels/rule-strict.jsonl").read_text().splitlines()
+        if json.loads(line)["behaviour"] == "abstained"
+    )
+    for dim, row in by["pairs"].items():
+        assert row == {"en": sum(m["pairs"]["counts"][s][dim] for s in ("train", "val", "test"))}
+    recall = by["recall_at_10"]["en"]
+    assert recall["questions"] == 20 and 0 <= recall["dense"] <= 1 and 0 <= recall["bm25"] <= 1
+    assert "## By language" in md and "Gold recall@10" in md

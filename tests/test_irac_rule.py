@@ -191,7 +191,7 @@ def zh_two_parties() -> Decision:
 
 def test_chinese_rule_extraction_finds_amounts_dates_and_names():
     d = zh_decision()
-    got = extract_fields(d, field_specs([d])["insider_trading_zh"])
+    got = extract_fields(d, field_specs([d])["insider_trading_zh/zh"])
     # The spans as the decision writes them, found next to their cue words (违法所得 / 罚款 / 买入 ...).
     assert got["违法所得"] == "4,665,091.79元"
     assert got["罚款金额"] == "13,995,275.37元"
@@ -244,7 +244,7 @@ def test_an_analysis_with_nothing_in_it_is_unparseable_not_an_empty_ok():
 
 def test_declared_types_drive_the_field_guide_and_missing_ones_are_inferred_with_one_warning(caplog):
     d = zh_decision()
-    specs = {s.name: s.type for s in field_specs([d])["insider_trading_zh"]}
+    specs = {s.name: s.type for s in field_specs([d])["insider_trading_zh/zh"]}
     assert specs == ZH_TYPES  # declared, nothing guessed from the (Chinese) names
     untyped = Decision("u-1", "t", "en", "salvage_untyped", "T", "", "text", [Section("s", "h", "text")],
                        {"award_amount": "HK$1", "vessel": "Sea Star"}, {})  # fmt: skip
@@ -254,3 +254,15 @@ def test_declared_types_drive_the_field_guide_and_missing_ones_are_inferred_with
     warnings = [r for r in caplog.records if "inferred" in r.getMessage()]
     assert len(warnings) == 1 and "salvage_untyped" in warnings[0].getMessage()
     assert {s.name: s.type for s in field_specs([untyped])["salvage_untyped"]} == {"award_amount": "money", "vessel": "text"}
+
+
+def test_chinese_and_english_decisions_of_one_case_type_are_asked_their_own_fields():
+    """A zh insider-trading decision is never asked for the English decisions' fields (and vice versa)."""
+    import dataclasses
+
+    zh = dataclasses.replace(zh_decision(), case_type="insider_trading")
+    en = next(d for d in generate_decisions(6, {"insider_trading": 1.0}, 3) if d.case_type == "insider_trading")
+    specs = field_specs([zh, en])
+    assert set(specs) == {"insider_trading", "insider_trading/zh"}
+    assert {s.name for s in specs["insider_trading/zh"]} == set(ZH_FIELDS)
+    assert {s.name for s in specs["insider_trading"]} == set(en.field_names())

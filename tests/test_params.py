@@ -106,9 +106,9 @@ def test_wrong_types_are_named(raw, where):
 
 
 def test_ints_are_accepted_for_floats_and_null_for_optionals():
-    p = from_dict({"train": {"lr": 1, "external_pairs": None}, "decisions": {"import_path": None}})
+    p = from_dict({"train": {"lr": 1}, "decisions": {"import_path": None}})
     assert p.train.lr == 1.0 and isinstance(p.train.lr, float)
-    assert p.train.external_pairs is None and p.decisions.import_path is None
+    assert p.decisions.import_path is None
 
 
 def test_file_errors_name_the_file(tmp_path):

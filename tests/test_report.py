@@ -139,7 +139,12 @@ def project(tmp_path_factory) -> Path:
         )
     )
     raw = params_mod.to_dict(params_mod.Params())
-    raw["score"].update(max_pairs=12, batch_tokens=2048, max_length=400)
+    outside = [{"id": f"ext-{i}", "prompt": f"Question: is notice of {i} weeks enough?",
+                "chosen": f"Yes, {i} weeks is enough.", "rejected": "No."} for i in range(5)]
+    outside.append({"id": "ext-long", "prompt": "Question: " + "notice " * 500, "chosen": "Yes.", "rejected": "No."})
+    (root / "ext.jsonl").write_text("".join(json.dumps(o) + "\n" for o in outside))
+    raw["train"]["external_pairs"] = {"format": "jsonl", "path": "ext.jsonl"}
+    raw["score"].update(max_pairs=12, batch_tokens=2048, max_length=400, corpora=["pairs", "pairs_aug", "external"])
     raw["report"].update(bootstrap_resamples=500)
     (root / "params.yaml").write_text(yaml.safe_dump(raw))
     return root
@@ -177,6 +182,21 @@ def test_score_writes_one_record_per_pair_and_scoring(scored: Path):
         if scoring == "mean":
             s = by[(pid, "sum")]
             assert r.chosen == pytest.approx(s.chosen / s.chosen_tokens, rel=1e-5)
+
+
+def test_outside_pairs_are_an_extra_eval_corpus(scored: Path):
+    """Transfer evaluation: every outside pair is scored as held out; one too long for max_length and
+    without passage structure is left out and counted, never cut."""
+    meta = json.loads((scored / "data/scores/meta.json").read_text())
+    ext = meta["corpora"]["external"]
+    assert ext["available"] == {"test": 6} and ext["scored"] == 5
+    assert ext["fit"]["all"]["left_out"] == 1 and ext["fit"]["all"]["refit"] == 0
+    ids = {r.pair_id for r in read_records(scored / "data/scores/dpo-pairs-s0/external.jsonl", Score, unique_key=None)}
+    assert ids == {f"ext-{i}" for i in range(5)}
+    metrics = json.loads((scored / "reports/metrics.json").read_text())
+    assert metrics["dpo-pairs-s0"]["external"]["ref_sum"]["n"] == 5
+    text = (scored / "reports/report.md").read_text()
+    assert "### Eval corpus `external`, ref_sum" in text and "outside pairs from `ext.jsonl`" in text
 
 
 def test_scores_match_an_independent_plain_computation(scored: Path):
@@ -231,7 +251,8 @@ def test_report_metrics_match_the_score_files(scored: Path):
         if r.pair_id in test_ids
     }
     longer = np.mean([c > r for c, r in lengths.values()])
-    assert metrics["prefer-longer"]["pairs"]["sum"]["accuracy"] == pytest.approx(longer, abs=1e-6)
+    assert metrics["prefer-longer"]["pairs"]["ref_sum"]["accuracy"] == pytest.approx(longer, abs=1e-6)
+    assert set(metrics["prefer-longer"]["pairs"]) == {"ref_sum"}  # the rules once, under the main scoring
 
 
 def test_report_markdown_figures_and_plot_data(scored: Path):

@@ -14,7 +14,7 @@ from pipeline import params as params_mod
 from pipeline.io import InputError, write_records
 from pipeline.models import load_with_adapter, render_prompt, render_response
 from pipeline.models.tokenizer import train_tokenizer
-from pipeline.params import LoraParams, TrainParams
+from pipeline.params import ExternalPairsParams, LoraParams, TrainParams
 from pipeline.prompts import answer_prompt_with_spans
 from pipeline.records import Pair, Passage
 from pipeline.training.data import (
@@ -167,7 +167,8 @@ def test_corpus_combinations_and_external_loader(tmp_path):
     )
     only = load_corpus("pairs", root=tmp_path)
     assert [e.id for e in only] == ["q1/a", "q2/a"]
-    both = load_corpus("pairs+pairs_aug+external", external_pairs="ext.jsonl", root=tmp_path)
+    both = load_corpus("pairs+pairs_aug+external", external_pairs=ExternalPairsParams("jsonl", "ext.jsonl"),
+                       root=tmp_path)
     assert [(e.source, e.id) for e in both] == [
         ("external", "e2"),
         ("external", "external/1"),
@@ -189,6 +190,16 @@ def test_corpus_combinations_and_external_loader(tmp_path):
     with pytest.raises(InputError) as err:
         load_external(bad)
     assert err.value.line == 2 and err.value.field == "chosen"
+    same = tmp_path / "same.jsonl"
+    same.write_text(json.dumps({"prompt": "P", "chosen": "C ", "rejected": "C"}) + "\n")
+    with pytest.raises(InputError, match="same text as chosen") as err:
+        load_external(same)
+    assert (err.value.line, err.value.field) == (1, "rejected")
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text("".join(json.dumps({"id": "a", "prompt": "P", "chosen": c, "rejected": "R"}) + "\n" for c in "CD"))
+    with pytest.raises(InputError, match="duplicate id 'a'") as err:
+        load_external(dup)
+    assert (err.value.line, err.value.field) == (2, "id")
 
 
 # ------------------------------------------------------------------------------------------- SFT

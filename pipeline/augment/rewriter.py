@@ -95,13 +95,13 @@ _RULES = {
     "residential tenancy": "a landlord may end the tenancy once rent is unpaid for one month, without further notice",
     "criminal sentencing": "the starting point is the maximum penalty, reduced by one third for a guilty plea",
     "securities regulation": "any person who trades while holding inside information must pay three times the profit made",
-    "the law": "the party who breaches the obligation must pay full compensation within 28 days",
+    "law": "the party who breaches the obligation must pay full compensation within 28 days",
 }
 _AUTHORITIES = {
     "residential tenancy": "a tenancy tribunal",
     "criminal sentencing": "a sentencing court",
     "securities regulation": "the market misconduct tribunal",
-    "the law": "the court",
+    "law": "the court",
 }
 _REFUSAL_OPEN = [
     (5, "{refusal}"),
@@ -307,7 +307,7 @@ _ZH_RULES = {
     "证券监管": "任何人在掌握内幕信息期间买卖证券的，一律须缴纳所获利润三倍的罚款",
     "法律": "违反义务的一方须在二十八日内全额赔偿对方的损失",
 }
-_ZH_AUTHORITIES = {"住宅租赁": "租赁审裁处", "刑事量刑": "量刑法院", "证券监管": "市场失当行为审裁处", "法律": "法院"}
+_ZH_AUTHORITIES = {"住宅租赁": "租赁审裁处", "刑事量刑": "量刑法院", "证券监管": "证券监管机构", "法律": "法院"}
 _ZH_REFUSAL_OPEN = [
     (5, "{refusal}"),
     (4, "我无法根据所提供的段落回答这个问题。"),
@@ -394,13 +394,5 @@ def _zh_fake_specific(question: str, rng: random.Random) -> str:
 
 def _truncate_zh(text: str, max_new_tokens: int) -> Response:
     """max_new_tokens counted the Chinese way (language.count_tokens): keep the longest prefix that fits."""
-    if lang.count_tokens(text, "zh") <= max_new_tokens:
-        return Response(text, "stop", {})
-    low, high = 0, len(text)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if lang.count_tokens(text[:mid], "zh") <= max_new_tokens:
-            low = mid
-        else:
-            high = mid - 1
-    return Response(text[:low], "length", {})
+    kept = lang.longest_prefix_within(text, max_new_tokens, "zh")
+    return Response(kept, "stop" if kept == text else "length", {})

@@ -30,7 +30,7 @@ from pipeline import language
 from pipeline.backends.base import BackendError, Request, Response, source_version
 from pipeline.language import area, declarative
 from pipeline.language import zh_forms as zh
-from pipeline.prompts import RULES
+from pipeline.prompts import WORDINGS
 from pipeline.retrieval import tokenize as retrieval_tokenize
 from pipeline.retrieval.tokenize import tokenize
 from pipeline.text import split_sentences
@@ -39,8 +39,16 @@ STYLES = ("cautious", "confident", "terse", "verbose")
 # Defaults; params generate.offline_thresholds overrides them.
 DEFAULT_THRESHOLDS = {"cautious": 0.45, "confident": 0.15, "terse": 0.3, "verbose": 0.35}
 
-_RULES_HEAD = RULES.split("\n", 1)[0]
-_REFUSAL = re.compile(r"reply with exactly this sentence and nothing else: (.+)")
+
+def _refusal_pattern(rules: str) -> re.Pattern:
+    """The rules line that carries the refusal sentence, as a pattern capturing the sentence."""
+    line = next(x for x in rules.split("\n") if "{refusal}" in x)
+    return re.compile(re.escape(line.split("{refusal}")[0].lstrip("- ")) + r"(.+)")
+
+
+# Per language of pipeline.prompts: (first rules line, refusal pattern, question mark).
+_LAYOUTS = [(w.rules.split("\n", 1)[0], _refusal_pattern(w.rules), w.question_mark, w.passages_head.strip())
+            for w in WORDINGS.values()]
 # Passages are joined by a blank line, so a marker is "[n] " right after one (or at the start).
 _MARKER = re.compile(r"(?:\A\n*|\n\n)\[(\d+)\] ")
 _CJK_STOP = re.compile(r"(?<=[。！？])")
@@ -78,12 +86,16 @@ class ParsedPrompt:
 
 def parse_prompt(prompt: str) -> ParsedPrompt:
     """Recover passages, question and refusal from pipeline.prompts.answer_prompt's text."""
-    head, sep, rest = prompt.rpartition(_RULES_HEAD)
-    question_at = rest.rfind("\nQuestion: ")
-    refusal = _REFUSAL.search(rest)
-    if not sep or question_at < 0 or refusal is None or not head.startswith("Passages:"):
+    layout = next((lay for lay in _LAYOUTS if lay[0] in prompt), None)
+    if layout is None:
         raise BackendError("offline answerer: the prompt is not in the answer_prompt format")
-    body = head[len("Passages:") :]
+    rules_head, refusal_pattern, question_mark, passages_head = layout
+    head, sep, rest = prompt.rpartition(rules_head)
+    question_at = rest.rfind("\n" + question_mark)
+    refusal = refusal_pattern.search(rest)
+    if not sep or question_at < 0 or refusal is None or not head.startswith(passages_head):
+        raise BackendError("offline answerer: the prompt is not in the answer_prompt format")
+    body = head[len(passages_head) :]
     passages: list[tuple[str, str]] = []
     starts: list[tuple[int, int]] = []
     for m in _MARKER.finditer(body):
@@ -94,7 +106,7 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
         stop = starts[n + 1][0] if n + 1 < len(starts) else len(body)
         heading, _, text = body[end:stop].strip("\n").partition("\n")
         passages.append((heading.strip(), text.strip()))
-    return ParsedPrompt(passages, rest[question_at + len("\nQuestion: ") :].strip(), refusal.group(1).strip())
+    return ParsedPrompt(passages, rest[question_at + 1 + len(question_mark) :].strip(), refusal.group(1).strip())
 
 
 @dataclass(frozen=True)
@@ -310,16 +322,8 @@ def _zh_end(sentence: str) -> str:
 def _limit_zh(text: str, max_new_tokens: int, meta: dict) -> Response:
     """max_new_tokens for Chinese, counted with the language module (about one token per character):
     keep the longest prefix that fits."""
-    if language.count_tokens(text, "zh") <= max_new_tokens:
-        return Response(text, "stop", meta)
-    low, high = 0, len(text)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if language.count_tokens(text[:mid], "zh") <= max_new_tokens:
-            low = mid
-        else:
-            high = mid - 1
-    return Response(text[:low], "length", meta)
+    kept = language.longest_prefix_within(text, max_new_tokens, "zh")
+    return Response(kept, "stop" if kept == text else "length", meta)
 
 
 def _capitalise(text: str) -> str:

@@ -26,7 +26,7 @@ from pipeline.irac.prompts import (
     grader_prompt,
     retry_note,
 )
-from pipeline.irac.schema import FieldSpec
+from pipeline.irac.schema import FieldSpec, schema_key
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
 from pipeline.text import stable_hash
 
@@ -221,9 +221,9 @@ class ModelSystem:
             raise ValueError("IRAC: duplicate decision ids")
         specs = []
         for d in decisions:
-            if task == "fields" and not specs_by_case_type.get(d.case_type):
+            if task == "fields" and not specs_by_case_type.get(schema_key(d)):
                 raise ValueError(f"decision {d.id}: no field specs for case type {d.case_type!r}")
-            specs.append(list(specs_by_case_type.get(d.case_type, ())))
+            specs.append(list(specs_by_case_type.get(schema_key(d), ())))
         steps_chars: dict[int, int] = {}
         unknown: dict[int, int] = {}
 
@@ -302,7 +302,7 @@ class Grader:
         def build(i: int, note: str | None) -> str:
             o = todo[i]
             decision = decisions_by_id[o.decision_id]
-            return grader_prompt(decision, specs.get(decision.case_type, ()), o.analysis or "", note)
+            return grader_prompt(decision, specs.get(schema_key(decision), ()), o.analysis or "", note)
 
         def parse(i: int, response: Response) -> str:
             grade, reasons[i] = parse_grade(response.text)

@@ -23,26 +23,13 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
 
+from pipeline.language.numbers import ZH_DIGITS, ZH_SMALL_UNITS
+
 # ---------------------------------------------------------------------------------------------------
 # Numbers: Arabic, Chinese and English words.
 
 _ARABIC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_ZH_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
-_ZH_CHARS = "".join(_ZH_DIGITS) + "十百千万亿"
+_ZH_CHARS = "".join(ZH_DIGITS) + "十百千万亿"
 # One numeral: Arabic runs and Chinese numeral characters in any mix ("3万5千", "12.5万", "二百二十万").
 _ZH_NUM = rf"(?:{_ARABIC}|[{_ZH_CHARS}])+"
 
@@ -84,17 +71,17 @@ def zh_number(text: str) -> Decimal:
     tokens = re.findall(rf"{_ARABIC}|[{_ZH_CHARS}]", text)
     if not tokens:
         raise ValueError(f"not a numeral: {text!r}")
-    if all(t in _ZH_DIGITS for t in tokens) and len(tokens) > 1:
-        return Decimal("".join(str(_ZH_DIGITS[t]) for t in tokens))
+    if all(t in ZH_DIGITS for t in tokens) and len(tokens) > 1:
+        return Decimal("".join(str(ZH_DIGITS[t]) for t in tokens))
     total = Decimal(0)  # everything above the current 万 group
     section = Decimal(0)  # the current group below 万
     number: Decimal | None = None  # the digit waiting for its unit
     for t in tokens:
-        if t in _ZH_DIGITS:
-            number = Decimal(_ZH_DIGITS[t])
-        elif t in _ZH_SMALL_UNITS:
+        if t in ZH_DIGITS:
+            number = Decimal(ZH_DIGITS[t])
+        elif t in ZH_SMALL_UNITS:
             # A unit without a digit before it means one of it: 十五 = 15, 千 = 1000.
-            section += (Decimal(1) if number is None else number) * _ZH_SMALL_UNITS[t]
+            section += (Decimal(1) if number is None else number) * ZH_SMALL_UNITS[t]
             number = None
         elif t == "万":
             total += (section + (number or 0) or Decimal(1)) * 10**4
@@ -354,7 +341,7 @@ def scan(folded: str) -> list[Found]:
                 value = None  # e.g. "two three years": words that are not one number
             if value is None:
                 continue
-            if pattern.kind == "number" and len(m.group(0)) == 1 and m.group(0) in _ZH_DIGITS:
+            if pattern.kind == "number" and len(m.group(0)) == 1 and m.group(0) in ZH_DIGITS:
                 continue
             candidates.append((-(m.end() - m.start()), _PRIORITY[pattern.kind], m.start(), m.end(), value))
     taken: list[Found] = []

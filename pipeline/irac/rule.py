@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pipeline.irac import cues as cue_words
 from pipeline.irac import llm
 from pipeline.irac.normalize import fold, scan
-from pipeline.irac.schema import FieldSpec, ValueType
+from pipeline.irac.schema import FieldSpec, ValueType, schema_key
 from pipeline.language import sentences as language_sentences
 from pipeline.records import Decision, IracOutput
 from pipeline.retrieval.tokenize import tokenize
@@ -62,7 +62,9 @@ _CLAUSE = re.compile(
 
 # Chinese: clause breaks, citations of a law and its article, and the canonical prefixes the value
 # scanner gives each value type.
-_ZH_CLAUSE = re.compile(r"[，,；;：:]")
+# Clause breaks of a Chinese sentence; an ASCII comma or colon between digits is part of a number
+# ("4,665,091.79", "10:30"), not a break.
+_ZH_CLAUSE = re.compile(r"[，；;：]|(?<!\d)[,:]|[,:](?!\d)")
 _ZH_NUMERAL = r"[零一二三四五六七八九十百千\d]+"
 _ZH_CITATION = re.compile(rf"《[^》]{{1,40}}》(?:第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?)?|第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?")
 # A text field whose cues speak of provisions takes a citation when its sentences have one.
@@ -275,11 +277,11 @@ class RuleSystem:
                 units = [(None, "")] if not d.parties else list(enumerate(p.name for p in d.parties))
                 for index, party in units:
                     output_id = llm.output_id(task, NAME, mode, d.id, index)
-                    fields = extract_fields(d, specs[d.case_type], party)
+                    fields = extract_fields(d, specs[schema_key(d)], party)
                     outputs.append(IracOutput(output_id, d.id, "fields", NAME, mode, fields, None, "ok", party=party))
                 continue
             output_id = llm.output_id(task, NAME, mode, d.id)
-            analysis = write_analysis(d, specs.get(d.case_type, ()))
+            analysis = write_analysis(d, specs.get(schema_key(d), ()))
             if analysis.strip():
                 outputs.append(IracOutput(output_id, d.id, "analysis", NAME, mode, None, analysis, "ok"))
             else:

@@ -154,8 +154,14 @@ def infer_type(name: str) -> ValueType:
     return "text"
 
 
+def schema_key(d: Decision) -> str:
+    """The field set a decision belongs to: its case type, per language (a Chinese insider-trading decision
+    is annotated with other field names than an English one, and must not be asked for those)."""
+    return d.case_type if d.language == "en" else f"{d.case_type}/{d.language}"
+
+
 def field_specs(decisions: Iterable[Decision]) -> dict[str, list[FieldSpec]]:
-    """case_type -> the fields a system is asked for on every decision of that type, in name order.
+    """schema_key -> the fields a system is asked for on every decision of that key, in name order.
 
     The list is the union of the fields annotated on any decision of the type, so a system is never
     told which optional fields (e.g. a suspension period) apply to one case; a field it fills that the
@@ -164,15 +170,15 @@ def field_specs(decisions: Iterable[Decision]) -> dict[str, list[FieldSpec]]:
     kinds: dict[str, dict[str, str]] = {}
     types: dict[str, dict[str, str]] = {}
     for d in decisions:
-        seen = kinds.setdefault(d.case_type, {})
-        declared = types.setdefault(d.case_type, {})
+        seen = kinds.setdefault(schema_key(d), {})
+        declared = types.setdefault(schema_key(d), {})
         for name in sorted(d.field_names()):
             seen.setdefault(name, d.field_kinds.get(name, "semantic"))
             if name in d.field_types:
                 declared.setdefault(name, d.field_types[name])
     out = {}
     for case_type, names in sorted(kinds.items()):
-        guide = _GUIDES.get(case_type, {})
+        guide = {} if "/" in case_type else _GUIDES.get(case_type, {})  # the guides are written for English
         declared = types[case_type]
         if any(n not in declared and n not in guide for n in names):
             _warn_inferred(case_type)

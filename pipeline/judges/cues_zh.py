@@ -37,6 +37,9 @@ NOT_NEGATION = (
     "没收",
 )
 _NOT_NEGATION = re.compile("|".join(sorted(NOT_NEGATION, key=len, reverse=True)))
+# An A-not-A question (有没有, 是不是, 能不能, 可不可以) or 有无 asks "whether": it negates nothing, so a
+# "是。" answering "证监会有没有没收……？" is the bottom line of a positive question, as 是否 is.
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|有无")
 
 # Phrases that on their own say the answer cannot be given from what was shown.
 _REFUSAL = re.compile(
@@ -70,7 +73,7 @@ CURRENCY = frozenset("元 万元 亿元 人民币 美元 港元 港币 币".spli
 
 
 def is_negative(text: str) -> bool:
-    stripped = _NOT_NEGATION.sub(" ", text)
+    stripped = _NOT_NEGATION.sub(" ", _A_NOT_A.sub(" ", text))
     return any(ch in stripped for ch in NEGATION_CHARS) or any(w in stripped for w in NEGATION_WORDS)
 
 

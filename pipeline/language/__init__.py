@@ -1,6 +1,7 @@
 """Language-dependent text handling in one place: pick the behaviour by the record's language.
 
-Text API (core): detect, words, content_words, content_ngrams, sentences, count_tokens, ngrams,
+Text API (core): detect, words, content_words, content_ngrams, sentences, count_tokens,
+longest_prefix_within, ngrams,
 is_numeral, has_cjk, check. Numbers (numbers.py): numbers(text, lang) gives canonical amounts and dates
 (numbers.canonical and numbers.zh_numeral are there for other normalisers). Chinese segmentation (zh.py)
 is jieba's, built once, quietly. English question-rewriting helpers used by the offline generators and
@@ -19,6 +20,7 @@ from pipeline.language.core import (
     detect,
     has_cjk,
     is_numeral,
+    longest_prefix_within,
     ngrams,
     sentences,
     words,
@@ -40,6 +42,7 @@ __all__ = [
     "focus",
     "has_cjk",
     "is_numeral",
+    "longest_prefix_within",
     "ngrams",
     "numbers",
     "sentences",

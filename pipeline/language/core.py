@@ -140,6 +140,21 @@ def count_tokens(text: str, lang: str | None = None) -> int:
     return len(pattern.findall(text))
 
 
+def longest_prefix_within(text: str, max_tokens: int, lang: str | None = None) -> str:
+    """The longest prefix of `text` whose count_tokens is at most max_tokens (bisection on characters:
+    the count grows with the prefix). Generators use it to honour max_new_tokens in any language."""
+    if count_tokens(text, lang) <= max_tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if count_tokens(text[:mid], lang) <= max_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low]
+
+
 def ngrams(text: str, n: int, lang: str | None = None) -> list[str]:
     """en: word n-grams of words(), joined by one space. zh: character n-grams inside each CJK run (a
     run shorter than n is kept whole); a Latin word or number inside Chinese text is one unit."""

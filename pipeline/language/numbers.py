@@ -24,7 +24,7 @@ _EN_NUMBER_WORDS = {
 }
 _EN_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60})
 
-_ZH_DIGITS = {
+ZH_DIGITS = {
     "零": 0,
     "〇": 0,
     "○": 0,
@@ -39,7 +39,7 @@ _ZH_DIGITS = {
     "八": 8,
     "九": 9,
 }
-_ZH_SMALL = {"十": 10, "百": 100, "千": 1000}
+ZH_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_LARGE = {"万": 10**4, "亿": 10**8}
 _ZH_NUMERAL = "零〇○一二两三四五六七八九十百千万亿"
 _ZH_UNITS = "年月日天个名人次倍元股项周岁份户家件宗起条款章节号期届万亿"
@@ -111,7 +111,7 @@ def _zh_numbers(text: str) -> set[str]:
 def _scale(unit: str) -> int:
     value = 1
     for ch in unit:
-        value *= _ZH_LARGE.get(ch, _ZH_SMALL.get(ch, 1))
+        value *= _ZH_LARGE.get(ch, ZH_SMALL_UNITS.get(ch, 1))
     return value
 
 
@@ -134,19 +134,19 @@ def zh_numeral(text: str, digitwise: bool = False) -> Decimal | None:
     if "点" in text:
         whole, _, frac = text.partition("点")
         head = zh_numeral(whole) if whole else Decimal(0)
-        if head is None or not frac or any(ch not in _ZH_DIGITS for ch in frac):
+        if head is None or not frac or any(ch not in ZH_DIGITS for ch in frac):
             return None
-        return head + Decimal("0." + "".join(str(_ZH_DIGITS[ch]) for ch in frac))
-    if digitwise or all(ch in _ZH_DIGITS for ch in text):
-        if any(ch not in _ZH_DIGITS for ch in text):
+        return head + Decimal("0." + "".join(str(ZH_DIGITS[ch]) for ch in frac))
+    if digitwise or all(ch in ZH_DIGITS for ch in text):
+        if any(ch not in ZH_DIGITS for ch in text):
             return None
-        return Decimal(int("".join(str(_ZH_DIGITS[ch]) for ch in text)))
+        return Decimal(int("".join(str(ZH_DIGITS[ch]) for ch in text)))
     total, section, digit = 0, 0, None
     for ch in text:
-        if ch in _ZH_DIGITS:
-            digit = _ZH_DIGITS[ch]
-        elif ch in _ZH_SMALL:
-            section += (1 if digit is None else digit) * _ZH_SMALL[ch]
+        if ch in ZH_DIGITS:
+            digit = ZH_DIGITS[ch]
+        elif ch in ZH_SMALL_UNITS:
+            section += (1 if digit is None else digit) * ZH_SMALL_UNITS[ch]
             digit = None
         elif ch in _ZH_LARGE:
             section += digit or 0

@@ -24,26 +24,32 @@ PREPOSITIONS = frozenset(
 _AREAS = (
     (
         "residential tenancy",
-        re.compile(r"\b(landlord|tenant|tenancy|lease|rent|premises|evict|deposit)", re.I),
+        re.compile(r"\b(landlord|tenant|tenancy|lease|rent|premises|evict|deposit|home|possession|let to"
+                   r"|per month|arrears|flat|owner)", re.I),
     ),
     (
         "criminal sentencing",
         re.compile(
-            r"\b(sentenc|offender|offence|imprison|custod|guilty|convict|prison|crime|criminal)", re.I
+            r"\b(sentenc|offender|offence|imprison|custod|guilty|convict|prison|crime|criminal|burglar|robber"
+            r"|theft|assault|trafficking|defendant|plea|charge|judge|starting point|reduction|discount|victim"
+            r"|initial term|term|person harmed)", re.I
         ),
     ),
     (
         "securities regulation",
-        re.compile(r"\b(insider|securit|shares?|dealing|market|listed|tribunal|price.sensitive|stock)", re.I),
+        re.compile(r"\b(insider|securit|shares?|dealing|market|listed|tribunal|price.sensitive|stock|regulator"
+                   r"|pecuniary|monetary penalty|the Government|disqualif|cold.shoulder|profit)", re.I),
     ),
 )
 
 
 def area(question: str) -> str:
+    """The legal area a question belongs to, as an adjective-like phrase ("criminal sentencing"); "law"
+    when no cue matches, which reads right in every template ("ordinary law principles", "in law")."""
     for name, pattern in _AREAS:
         if pattern.search(question):
             return name
-    return "the law"
+    return "law"
 
 
 def _tokens(question: str) -> list[str]:

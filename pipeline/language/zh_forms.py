@@ -14,7 +14,7 @@ import re
 
 YES, NO = "是", "否"
 # Used when a zh prompt carries no zh refusal sentence (the prompt's own refusal is echoed when it is zh).
-REFUSAL = "所提供的段落没有足够的信息来回答这个问题。"
+REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
 
 # (A-not-A form, affirmative, negative): the declarative form replaces the first one found.
 _ANOTA = (

@@ -100,7 +100,8 @@ def scoring_table(scored: dict, info: PairInfo, models: Sequence[str], corpus: s
     systems = {m: scored[(m, corpus, scoring)].correct for m in models if (m, corpus, scoring) in scored}
     systems |= rule_systems(base, info)
     lc = main & stats.length_controlled_mask(base.chosen_tokens, base.rejected_tokens, rp.length_ratio)
-    out: dict[str, Any] = {"comparator": f"{rp.baseline} ({comparator_scoring})", "main": {}, "dimension": {},
+    out: dict[str, Any] = {"comparator": f"{rp.baseline} ({comparator_scoring})",
+                           "comparator_row": accuracy_row(comparator[main]), "main": {}, "dimension": {},
                            "variant": {}, "split": {}, "length_controlled": {}}
     for name, correct in systems.items():
         row = accuracy_row(correct[main])

@@ -53,6 +53,9 @@ def main_table(res: dict[str, Any], order: Sequence[str]) -> str:
     rows = []
     for name in order:
         r = res["main"].get(name)
+        if r is None and name == order[0]:  # the baseline has no ref scores: show what it is compared by
+            c = res["comparator_row"]
+            rows.append([f"`{res['comparator']}`", c["n"], acc_cell(c), "--", "--", "--", "--"])
         if r is None:
             continue
         margin = f"{num(r['margin'])} [{num(r['margin_low'])}, {num(r['margin_high'])}]" if "margin" in r else "--"
@@ -80,6 +83,18 @@ def fit_section(fit: dict[str, Any], splits: Sequence[str]) -> list[str]:
         out += [f"Eval corpus `{corpus}` (accuracy / mean margin):", "",
                 table(["model", "scoring"] + list(splits), rows), ""]
     return out
+
+
+def findings_summary(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per finding: in how many comparisons it holds, is reversed or cannot be told."""
+    lines = []
+    for finding in dict.fromkeys(r["finding"] for r in rows):
+        verdicts = [r["verdict"] for r in rows if r["finding"] == finding]
+        counts = ", ".join(f"{v} in {verdicts.count(v)}" for v in dict.fromkeys(verdicts))
+        held = verdicts.count("holds") + verdicts.count("differ")
+        word = "reproduces" if held == len(verdicts) else "does not reproduce" if held == 0 else "reproduces in part"
+        lines.append(f"- **{finding}** {word} here: {counts} of {len(verdicts)} comparisons.")
+    return lines + [""] if lines else []
 
 
 def findings_section(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -169,6 +184,7 @@ def render(res: dict[str, Any], models: Sequence[str], header: Sequence[str], ct
     out += ["## Findings of the method, tested here", "",
             "Main split, exact McNemar; **holds** / **reversed** at p < 0.05, else **not shown** (the data "
             "cannot tell).", ""]
+    out += findings_summary(res["findings"])
     out += findings_section(res["findings"])
     out += ["## Seeds", ""] + seeds_section(res["seeds"])
 

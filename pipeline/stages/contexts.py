@@ -1,20 +1,22 @@
-"""Stage `contexts`: the SPEC 2 variants for every question (data/interim/contexts.jsonl)."""
+"""Stage `contexts`: the SPEC 2 variants for every question (data/interim/contexts.jsonl).
+
+Dense variants rank each question with its language's embedding model, and stop before embedding when that
+model's tokenizer does not cover the language (contexts.dense_language_models, allow_uncovered_language;
+pipeline/retrieval/build.py).
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline import params as params_mod
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.records import QA, Passage
-from pipeline.retrieval.bm25 import BM25Retriever
-from pipeline.retrieval.dense import DenseRetriever, Embedder
+from pipeline.retrieval import build
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, no_answer, sources
 from pipeline.stages import run, start
@@ -22,36 +24,13 @@ from pipeline.stages import run, start
 log = logging.getLogger("contexts")
 
 
-def passage_text(p: Passage) -> str:
-    """What retrieval sees of a passage: the heading carries topic words the text may not repeat."""
-    return f"{p.heading}\n{p.text}"
+def make_retrievers(passages, qas, needed, cfg, cache_dir: Path | None) -> dict[str, Retriever]:
+    """The stage's retrievers (pipeline/retrieval/build.py), with a progress bar per embedding model."""
 
+    def progress(model: str, total: int):
+        return tqdm(total=total, desc=f"embed {model}", unit="text", leave=False).update
 
-def make_retrievers(
-    passages: Sequence[Passage],
-    qas: Sequence[QA],
-    needed: set[str],
-    cfg: params_mod.ContextsParams,
-    cache_dir: Path | None,
-) -> dict[str, Retriever]:
-    docs = [passage_text(p) for p in passages]
-    questions = [q.question for q in qas]
-    retrievers: dict[str, Retriever] = {}
-    if "bm25" in needed:
-        log.info("indexing %d passages for BM25", len(docs))
-        retrievers["bm25"] = BM25Retriever(docs, questions, k1=cfg.bm25_k1, b=cfg.bm25_b)
-    for source in sorted(s for s in needed if s.startswith("dense")):
-        alias = source.partition(".")[2]
-        if alias and alias not in cfg.dense_models:
-            raise params_mod.ParamsError(f"contexts.variants: no contexts.dense_models entry for {alias!r}")
-        model = cfg.dense_models[alias] if alias else cfg.dense_model
-        embedder = Embedder(model, cache_dir, batch_size=cfg.embed_batch_size)
-        with tqdm(total=len(docs) + len(questions), desc=f"embed {model}", unit="text", leave=False) as bar:
-            p_vec = embedder.embed(docs, progress=bar.update)
-            q_vec = embedder.embed(questions, progress=bar.update)
-        log.info("dense model %s: %d texts encoded, the rest from cache", model, embedder.encoded)
-        retrievers[source] = DenseRetriever(p_vec, q_vec)
-    return retrievers
+    return build.make_retrievers(passages, qas, needed, cfg, cache_dir, progress)
 
 
 def main(argv: list[str] | None = None) -> None:

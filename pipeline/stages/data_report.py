@@ -1,7 +1,8 @@
 """Stage `data_report`: what the data lineage produced -> reports/data.md and reports/data_metrics.json.
 
 Corpus statistics, answer quality by variant and generator, pair counts, length by transition before
-and after augmentation, judge agreement and robustness, unparseable labels.
+and after augmentation, judge agreement and robustness, unparseable labels; and by question language:
+labels by behaviour, pairs by dimension and BM25 vs dense gold recall@10 (is each language read at all?).
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ from typing import Any
 from pipeline.agreement import agreement
 from pipeline.io import read_records, write_json, write_text
 from pipeline.judges import file_name
+from pipeline.judges.base import item_language
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
 from pipeline.records import Decision, Label, Pair
+from pipeline.retrieval.recall import gold_recall
 from pipeline.stages import run, start
 
 PROCESSED = Path("data/processed")
+# The contexts stage's embedding cache (a persisted output of that stage, read here as a cache only: the
+# figures are the same without it, only slower).
+EMBEDDINGS = Path("data/cache/embeddings")
 REPORTS = Path("reports")
 DIMENSION_ORDER = (
     "refusal_answerable",
@@ -127,6 +133,71 @@ def pair_counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
     for s in SPLITS:
         counts[s]["total"] = sum(counts[s][d] for d in DIMENSION_ORDER)
     return counts
+
+
+# ------------------------------------------------------------------------------------ by language
+def qa_languages(corpus: Corpus) -> dict[str, str]:
+    """qa_id -> the language a judge reads it in (its question and reference answer)."""
+    return {qid: item_language(qa) for qid, qa in corpus.qas.items()}
+
+
+def labels_by_language(corpus: Corpus, labels: Mapping[str, Label], qa_lang: Mapping[str, str]) -> dict:
+    """language -> behaviour -> labels of the primary judge (unparseable counted as such): a language whose
+    answers are mostly "unusable" or never "abstained" points at a judge that does not read it."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for cand in corpus.candidates:
+        label = labels[cand.id]
+        lang = qa_lang[corpus.contexts[cand.context_id].qa_id]
+        out[lang][label.behaviour if label.status == "ok" else "unparseable"] += 1
+    return {lang: dict(sorted(c.items())) for lang, c in sorted(out.items())}
+
+
+def pairs_by_language(pairs: Sequence[Pair], qa_lang: Mapping[str, str]) -> dict[str, dict[str, int]]:
+    """dimension -> language -> pairs (every language that has a question appears, with 0 where none)."""
+    langs = sorted(set(qa_lang.values()))
+    out = {d: dict.fromkeys(langs, 0) for d in DIMENSION_ORDER}
+    for p in pairs:
+        out[p.dimension][qa_lang[p.qa_id]] += 1
+    return out
+
+
+def by_language(corpus: Corpus, labels: Mapping[str, Label], pairs: Sequence[Pair], params: Params,
+                embeddings: Path | None) -> dict:
+    """Per-language figures; recall@10 uses the contexts stage's retrievers (embeddings from its cache)."""
+    qa_lang = qa_languages(corpus)
+    return {
+        "questions": dict(sorted(Counter(qa_lang.values()).items())),
+        "labels": labels_by_language(corpus, labels, qa_lang),
+        "pairs": pairs_by_language(pairs, qa_lang),
+        "recall_at_10": gold_recall(list(corpus.passages.values()), list(corpus.qas.values()),
+                                    params.contexts, embeddings),
+    }
+
+
+def render_languages(m: dict) -> list[str]:
+    """The "By language" section of data.md."""
+    behaviours = sorted({b for row in m["labels"].values() for b in row})
+    langs = sorted(m["questions"])
+    return [
+        "## By language",
+        "",
+        "Language of a question: that of its question and reference answer. Labels of the primary judge:",
+        "",
+        table(["language", "questions", *behaviours],
+              [[lang, m["questions"][lang], *(m["labels"].get(lang, {}).get(b, 0) for b in behaviours)]
+               for lang in langs]),
+        "",
+        table(["pairs: dimension", *langs], [[d, *(row[lang] for lang in langs)] for d, row in m["pairs"].items()]),
+        "",
+        "Gold recall@10 over all passages (answerable questions; the contexts stage's BM25 and dense "
+        "retrievers): low dense recall means the dense variants' distractors are close to random (a model "
+        "that does not read a language can still score well by script alone when that language has few "
+        "passages).",
+        "",
+        table(["language", "questions", "BM25", "dense"],
+              [[lang, r["questions"], r["bm25"], r["dense"]] for lang, r in m["recall_at_10"].items()]),
+        "",
+    ]
 
 
 def judge_robustness(
@@ -268,6 +339,7 @@ def render(m: dict[str, Any], params: Params) -> str:
         ),
         "",
     ]
+    out += render_languages(m["by_language"])
     if m["agreement"]:
         out += [
             "Agreement over candidates every judge labelled on the dimension (raw = mean pairwise agreement, "
@@ -306,7 +378,7 @@ def _clean(obj: Any) -> Any:
 
 
 def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params,
-                  augment_meta: dict | None = None) -> dict:
+                  augment_meta: dict | None = None, embeddings: Path | None = None) -> dict:
     from pipeline.preferences import assign_splits
 
     primary = judges[0][1]
@@ -338,6 +410,7 @@ def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, 
         },
         "agreement": agreement([lab for _, lab in judges]),
         "robustness": judge_robustness(corpus, judges, params, splits) if len(judges) > 1 else {},
+        "by_language": by_language(corpus, primary, pairs, params, embeddings),
     }
 
 
@@ -353,7 +426,7 @@ def main(argv: list[str] | None = None) -> None:
     pairs_aug = [p for s in SPLITS for p in read_records(PROCESSED / "pairs_aug" / f"{s}.jsonl", Pair)]
     meta_path = PROCESSED / "pairs_aug" / "meta.json"
     augment_meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta))
+    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta, EMBEDDINGS))
     write_json(REPORTS / "data_metrics.json", metrics)
     write_text(REPORTS / "data.md", render(metrics, params) + "\n")
     print(

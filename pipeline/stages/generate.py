@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from pipeline import language
 from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
@@ -39,7 +40,9 @@ def build_requests(
     d = cfg.decoding
     out = []
     for c in contexts:
-        prompt = answer_prompt([passages[p] for p in c.passage_ids], qas[c.qa_id].question, cfg.refusal)
+        question = qas[c.qa_id].question
+        prompt = answer_prompt([passages[p] for p in c.passage_ids], question,
+                               cfg.refusal_for(language.detect(question)))
         request = Request(
             prompt, d.temperature, d.top_p, d.max_new_tokens, seed=stable_hash(seed, "generate", c.id) % 2**31
         )
@@ -113,8 +116,8 @@ def main(argv: list[str] | None = None) -> None:
         candidates = sorted(candidates + outside, key=lambda c: c.id)
     count = write_records(args.out, candidates)
 
-    refusal = cfg.refusal.strip()
-    answered = Counter(c.generator for c in candidates if c.text.strip() != refusal)
+    refusals = {r.strip() for r in cfg.refusal_by_language().values()}
+    answered = Counter(c.generator for c in candidates if c.text.strip() not in refusals)
     per_gen = Counter(c.generator for c in candidates)
     rates = ", ".join(f"{g} {answered[g] / per_gen[g]:.0%}" for g in cfg.panel if per_gen[g])
     total_calls = sum(calls.values())

@@ -25,7 +25,7 @@ def build(corpus: Corpus, labels: dict, params: Params) -> tuple[list[Pair], Cou
     splits = assign_splits(corpus.qas, params.seed, (params.pairs.train, params.pairs.val, params.pairs.test))
     by_id = {c.id: c for c in corpus.candidates}
     pairs = make_pairs(
-        prefs, corpus.contexts, corpus.qas, corpus.passages, by_id, splits, params.generate.refusal
+        prefs, corpus.contexts, corpus.qas, corpus.passages, by_id, splits, params.generate.refusal_by_language()
     )
     return pairs, stats
 

@@ -24,9 +24,10 @@ from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, read_records, write_json, write_text
 from pipeline.records import SCORINGS, Pair, Score
 from pipeline.reporting import markdown
-from pipeline.reporting.analysis import PairInfo, Run, Scored, analyse
+from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
 from pipeline.stages import run, start
+from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
 log = logging.getLogger("pipeline.stages.report")
 
@@ -61,7 +62,7 @@ def align(records: list[Score], ids: list[str], where: str) -> Scored:
                   np.array([r.chosen_tokens for r in rows]), np.array([r.rejected_tokens for r in rows]))
 
 
-def pair_info(pairs: list[Pair], base: Scored, refusal: str) -> PairInfo:
+def pair_info(pairs: list[Any], base: Scored, refusal: str) -> PairInfo:
     obj = lambda xs: np.asarray(list(xs), dtype=object)  # noqa: E731
     blind = passage_blind([p.chosen for p in pairs], [p.rejected for p in pairs], base.chosen_tokens,
                           base.rejected_tokens, lambda text: is_refusal(text, refusal))
@@ -80,13 +81,19 @@ def load_runs(adapters: Path) -> tuple[dict[str, Run], dict[str, dict]]:
     return runs, metas
 
 
-def load_inputs(scores_root: Path, pairs_root: Path, refusal: str):
+def eval_pairs(corpus: str, pairs_root: Path, external: Any) -> dict[str, Any]:
+    if corpus == EXTERNAL:
+        return {p.id: p for p in outside_eval_pairs(external)}
+    return {p.id: p for f in sorted((pairs_root / corpus).glob("*.jsonl")) for p in read_records(f, Pair)}
+
+
+def load_inputs(scores_root: Path, pairs_root: Path, refusal: str, external: Any = None):
     meta = json.loads((scores_root / "meta.json").read_text(encoding="utf-8"))
     models = list(meta["models"])
     info: dict[str, PairInfo] = {}
     scored: dict[tuple[str, str, str], Scored] = {}
     for corpus in sorted(meta["corpora"]):
-        pairs = {p.id: p for f in sorted((pairs_root / corpus).glob("*.jsonl")) for p in read_records(f, Pair)}
+        pairs = eval_pairs(corpus, pairs_root, external)
         for model in models:
             path = scores_root / model / f"{corpus}.jsonl"
             records = read_records(path, Score, unique_key=None)
@@ -146,8 +153,8 @@ def data_description(prm: params_mod.Params) -> str:
     cands = prm.generate.import_candidates
     if cands.format != "none":
         parts.append(f"outside answers from `{cands.path}`")
-    if prm.train.external_pairs:
-        parts.append(f"outside training pairs from `{prm.train.external_pairs}`")
+    if prm.train.external_pairs.format != "none":
+        parts.append(f"outside pairs from `{prm.train.external_pairs.path}`")
     return "; ".join(parts) or "none"
 
 
@@ -199,12 +206,15 @@ def spec8_deviations(t: params_mod.TrainParams) -> dict[str, tuple[Any, Any]]:
     return {k: (_get(t, k), _get(SPEC8, k)) for k in SPEC8_KEYS if _get(t, k) != _get(SPEC8, k)}
 
 
-def metrics_json(res: dict[str, Any]) -> dict[str, Any]:
-    """Headline numbers for `dvc metrics`: accuracy with interval per system x corpus x scoring (main split)."""
+def metrics_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
+    """Headline numbers for `dvc metrics`: accuracy with interval per system x corpus x scoring (main split);
+    the rules, the same under every scoring, once (under the main scoring)."""
     out: dict[str, Any] = {}
     for key, table in res["tables"].items():
         corpus, scoring = key.split("/")
         for name, row in table["main"].items():
+            if name in RULES and scoring != main_scoring:
+                continue
             entry = {k: _round(row[k]) for k in ("accuracy", "low", "high", "n", "delta", "p") if k in row}
             out.setdefault(name, {}).setdefault(corpus, {})[scoring] = entry
     return out
@@ -239,7 +249,8 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     rp = prm.report
-    meta, models, info, scored = load_inputs(Path(args.scores), Path(args.pairs_root), prm.generate.refusal)
+    meta, models, info, scored = load_inputs(Path(args.scores), Path(args.pairs_root), prm.generate.refusal,
+                                             prm.train.external_pairs)
     if rp.baseline not in models:
         raise InputError(Path(args.scores) / "meta.json", None, "models",
                          f"baseline {rp.baseline!r} was not scored (models: {models})")
@@ -265,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
                            reports / "figures" / "dimensions.png", order, markdown.DIMENSIONS)
     plots.training_figure(read_curves(Path(args.curves), sorted(runs)), reports / "figures" / "training.png")
     write_text(reports / "plots" / "accuracy.csv", rows_csv(rows))
-    write_json(reports / "metrics.json", metrics_json(res))
+    write_json(reports / "metrics.json", metrics_json(res, rp.main_scoring))
     write_text(reports / "report.md", markdown.render(res, models, header, ctx))
     lead = [r for r in rows if r["scoring"] == rp.main_scoring and r["model"] in models]
     best = max(lead, key=lambda r: r["accuracy"] or -1)

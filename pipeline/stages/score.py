@@ -34,6 +34,7 @@ from pipeline.scoring import (
 )
 from pipeline.stages import run, start
 from pipeline.text import stable_hash
+from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
 log = logging.getLogger("pipeline.stages.score")
 
@@ -41,11 +42,10 @@ PAIRS_ROOT = Path("data/processed")
 BASE = Path("models/base")
 ADAPTERS = Path("models/adapters")
 OUT = Path("data/scores")
-CORPORA = ("pairs", "pairs_aug")
 BASE_NAME = "base"
 
 
-def select_pairs(pairs: Sequence[Pair], max_pairs: int, seed: int, salt: str) -> list[Pair]:
+def select_pairs(pairs: Sequence[Any], max_pairs: int, seed: int, salt: str) -> list[Any]:
     """All pairs, or the max_pairs with the smallest seeded hash of (salt, id); always sorted by id.
 
     The train split uses the corpus name as salt, the key of the training cap (training.data.cap), so
@@ -92,17 +92,23 @@ class EvalCorpus:
     """The scored pairs of one corpus (those that fit max_length), their token ids and the fitting counts."""
 
     name: str
-    pairs: list[Pair]
+    pairs: list[Any]  # Pair records, or OutsidePair for the external corpus
     encoded: list[EncodedPair]
     available: dict[str, int]
     fit: dict[str, dict[str, int]]
 
 
 def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: int, seed: int, tokenizer: Any,
-                     max_length: int, policy: str) -> EvalCorpus:
-    selected: list[Pair] = []
+                     max_length: int, policy: str, external: Any = None) -> EvalCorpus:
+    """One eval corpus: pairs/pairs_aug split files under `root`, or the outside pairs (all "test")."""
+    selected: list[Any] = []
     available: dict[str, int] = {}
     seen: dict[str, str] = {}
+    if name == EXTERNAL:
+        outside = outside_eval_pairs(external)
+        available["test"] = len(outside)
+        selected = select_pairs(outside, max_pairs, seed, "score")
+        splits = ()
     for split in splits:
         path = root / name / f"{split}.jsonl"
         records = read_records(path, Pair)
@@ -122,10 +128,17 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
 def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str) -> ResponseScores:
     with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False) as bar:
         if scorer == "shared_prefix":
-            return score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
-        # The two-pass scorer reports rows, two per pair.
-        return score_two_pass(model, corpus.encoded, batch_tokens=batch_tokens,
-                              progress=lambda rows: bar.update(rows / 2))
+            scores = score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
+        else:  # the two-pass scorer reports rows, two per pair
+            scores = score_two_pass(model, corpus.encoded, batch_tokens=batch_tokens,
+                                    progress=lambda rows: bar.update(rows / 2))
+    for field in ("chosen_sum", "rejected_sum"):
+        bad = np.flatnonzero(~np.isfinite(getattr(scores, field)))
+        if bad.size:
+            # A NaN or inf log-prob would count as a wrong answer and pass into every statistic unseen.
+            raise ValueError(f"model {label}: non-finite {field} on {bad.size} pairs of {corpus.name}, first "
+                             f"{corpus.pairs[bad[0]].id!r}: the model's weights or logits are broken")
+    return scores
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -138,8 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     model, tokenizer = load_base(args.base)
     corpora = [
         load_eval_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer,
-                         sp.max_length, params.train.overlong)
-        for name in CORPORA
+                         sp.max_length, params.train.overlong, params.train.external_pairs)
+        for name in sp.corpora
     ]
     adapters = adapter_dirs(Path(args.adapters))
     log.info("scoring %s pairs with base + %d adapters (%s, kernels: %s)",

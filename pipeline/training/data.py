@@ -61,8 +61,11 @@ def corpus_parts(corpus: str) -> list[str]:
 
 
 def load_external(path: str | Path) -> list[Example]:
-    """External general contextual pairs: JSONL objects with non-empty string prompt, chosen, rejected."""
+    """External general contextual pairs: JSONL objects with non-empty string prompt, chosen, rejected
+    (chosen != rejected) and an optional unique string id. Their prompts have no known passage structure,
+    so an over-long one is left out and counted (pipeline.models.fitting), never cut."""
     out = []
+    seen: dict[str, int] = {}
     for line, obj in iter_json(path):
         if not isinstance(obj, dict):
             raise InputError(path, line, None, "expected a JSON object")
@@ -70,23 +73,52 @@ def load_external(path: str | Path) -> list[Example]:
             value = obj.get(key)
             if not isinstance(value, str) or not value.strip():
                 raise InputError(path, line, key, "missing or empty string")
+        if obj["chosen"].strip() == obj["rejected"].strip():
+            raise InputError(path, line, "rejected", "the same text as chosen: the pair prefers nothing")
         ident = obj.get("id", f"external/{line}")
         if not isinstance(ident, str):
             raise InputError(path, line, "id", "expected a string")
+        if ident in seen:
+            raise InputError(path, line, "id", f"duplicate id {ident!r} (first on line {seen[ident]})")
+        seen[ident] = line
         out.append(Example(ident, obj["prompt"], obj["chosen"], obj["rejected"], EXTERNAL))
     return out
 
 
-def load_corpus(corpus: str, split: str = "train", external_pairs: str | None = None,
+@dataclass(frozen=True)
+class OutsidePair:
+    """An outside pair as the score and report stages read it: all held out (split "test"), with no
+    dimension and no known passage structure (an over-long one is left out and counted, never cut)."""
+
+    id: str
+    prompt: str
+    chosen: str
+    rejected: str
+    split: str = "test"
+    variant: str = EXTERNAL
+    dimension: str = EXTERNAL
+    passage_spans: tuple = ()
+    gold_slot: int | None = None
+
+
+def outside_eval_pairs(external: Any, root: str | Path = ".") -> list[OutsidePair]:
+    """train.external_pairs as an evaluation corpus, sorted by id."""
+    if external.format == "none":
+        raise ValueError("score.corpora lists external, but train.external_pairs.format is none")
+    pairs = [OutsidePair(e.id, e.prompt, e.chosen, e.rejected) for e in load_external(Path(root) / external.path)]
+    return sorted(pairs, key=lambda p: p.id)
+
+
+def load_corpus(corpus: str, split: str = "train", external_pairs: Any = None,
                 root: str | Path = ".") -> list[Example]:
     """All examples of `corpus` for `split`, in id order (external pairs have no split: train only)."""
     examples: list[Example] = []
     for part in corpus_parts(corpus):
         if part == EXTERNAL:
-            if not external_pairs:
-                raise ValueError(f"corpus {corpus!r} needs train.external_pairs (a JSONL path)")
+            if external_pairs is None or external_pairs.format == "none":
+                raise ValueError(f"corpus {corpus!r} needs train.external_pairs (format jsonl and a path)")
             if split == "train":
-                examples.extend(load_external(Path(root) / external_pairs))
+                examples.extend(load_external(Path(root) / external_pairs.path))
             continue
         pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
         examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part, p.variant, p.passage_spans,
