@@ -287,10 +287,11 @@ class LoraParams:
 
 @dataclass(frozen=True)
 class ExternalPairsParams:
-    # none (off) | jsonl: one {"prompt", "chosen", "rejected"[, "id"]} object per line. path stays the
-    # placeholder data/external when off, because dvc.yaml lists it as a dependency (an edit anywhere re-runs).
+    # none (off) | jsonl: one {"prompt", "chosen", "rejected"[, "id"]} object per line. dvc.yaml lists the
+    # path as a dependency of train, score and report, so an edit to the file re-runs them.
     format: Literal["none", "jsonl"] = "none"
-    path: str = EXTERNAL
+    # Off: an empty placeholder file, so that editing data/external/README.md does not re-train anything.
+    path: str = "data/external/no_outside_pairs.jsonl"
 
 
 @dataclass(frozen=True)

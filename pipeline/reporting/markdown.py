@@ -179,7 +179,8 @@ def render(res: dict[str, Any], models: Sequence[str], header: Sequence[str], ct
     out += ["## Learning vs generalisation", "",
             f"Under `{lead}`: the train column is a seeded sample of training pairs (taken in the order of the "
             "training cap, so the runs on that corpus trained on them); val and test are held out.", ""]
-    out += fit_section(res["fit"], ["train", "val", "test"])
+    scored_splits = {k for models in res["fit"].values() for row in models.values() for k in row if k != "scoring"}
+    out += fit_section(res["fit"], [s for s in ("train", "val", "test") if s in scored_splits])
 
     out += ["## Findings of the method, tested here", "",
             "Main split, exact McNemar; **holds** / **reversed** at p < 0.05, else **not shown** (the data "
