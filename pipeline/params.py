@@ -336,6 +336,8 @@ class ScoreParams:
     # model, so comparisons stay paired); 0 = all. Reported in the report header. The train split's
     # sample is taken in the order of the training cap (train.max_pairs), so it holds trained-on pairs.
     max_pairs: int = 0
+    # Pairs in the seeded sample of the train split (learning vs generalisation); 0 = max_pairs.
+    train_sample: int = 0
     # "shared_prefix" (prompt once, both responses from it) or "two_pass" (one forward per response).
     scorer: Literal["shared_prefix", "two_pass"] = "shared_prefix"
 

@@ -99,7 +99,7 @@ class EvalCorpus:
 
 
 def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: int, seed: int, tokenizer: Any,
-                     max_length: int, policy: str, external: Any = None) -> EvalCorpus:
+                     max_length: int, policy: str, external: Any = None, train_sample: int = 0) -> EvalCorpus:
     """One eval corpus: pairs/pairs_aug split files under `root`, or the outside pairs (all "test")."""
     selected: list[Any] = []
     available: dict[str, int] = {}
@@ -117,7 +117,10 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
                 raise InputError(path, line, "id", f"pair id {pair.id!r} also in split {seen[pair.id]}")
             seen[pair.id] = split
         available[split] = len(records)
-        selected.extend(select_pairs(records, max_pairs, seed, name if split == "train" else "score"))
+        if split == "train":
+            selected.extend(select_pairs(records, train_sample or max_pairs, seed, name))
+        else:
+            selected.extend(select_pairs(records, max_pairs, seed, "score"))
     selected.sort(key=lambda p: p.id)
     fitted: list[FittedPair] = encode_pairs(tokenizer, selected, max_length, policy)
     fit = fit_counts(fitted, [f"{p.split}/{p.variant}" for p in selected])
@@ -151,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     model, tokenizer = load_base(args.base)
     corpora = [
         load_eval_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer,
-                         sp.max_length, params.train.overlong, params.train.external_pairs)
+                         sp.max_length, params.train.overlong, params.train.external_pairs, sp.train_sample)
         for name in sp.corpora
     ]
     adapters = adapter_dirs(Path(args.adapters))
