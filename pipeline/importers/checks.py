@@ -54,14 +54,9 @@ def check_decision(decision: Decision, file: Path, line: int | None, prefix: str
             raise InputError(
                 file, line, f"{prefix}field_kinds.{name}", "kind given for a field that is not filled"
             )
-    cjk = cjk_share(decision.text)
-    if (decision.language == "en" and cjk > 0.3) or (decision.language == "zh" and cjk < 0.05):
-        raise InputError(
-            file,
-            line,
-            f"{prefix}language",
-            f"declared {decision.language!r} but {cjk:.0%} of the text is Chinese",
-        )
+    mismatch = language_mismatch(decision.language, decision.text)
+    if mismatch:
+        raise InputError(file, line, f"{prefix}language", mismatch)
     for party in getattr(decision, "parties", []):
         for name, value in party.fields.items():
             if not value.strip():
@@ -74,3 +69,11 @@ def check_decision(decision: Decision, file: Path, line: int | None, prefix: str
 def cjk_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
     return sum("\u3400" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+
+
+def language_mismatch(declared: str, text: str) -> str | None:
+    """Why `text` cannot be in the declared language (its share of Chinese letters), or None."""
+    share = cjk_share(text)
+    if (declared == "en" and share > 0.3) or (declared == "zh" and share < 0.05):
+        return f"declared {declared!r} but {share:.0%} of the text is Chinese"
+    return None

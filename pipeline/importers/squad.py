@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.importers import safe_id
-from pipeline.importers.checks import cjk_share
+from pipeline.importers.checks import language_mismatch
 from pipeline.io import InputError
 from pipeline.params import QaImportParams
 from pipeline.records import QA, Passage
@@ -81,14 +81,9 @@ def parse_squad(
             context = _get(paragraph, "context", str, file, where_p)
             if not context.strip():
                 raise InputError(file, None, f"{where_p}.context", "empty context")
-            share = cjk_share(context)
-            if (cfg.language == "en" and share > 0.3) or (cfg.language == "zh" and share < 0.05):
-                raise InputError(
-                    file,
-                    None,
-                    f"{where_p}.context",
-                    f"language {cfg.language!r} declared but {share:.0%} is Chinese",
-                )
+            mismatch = language_mismatch(cfg.language, context)
+            if mismatch:
+                raise InputError(file, None, f"{where_p}.context", mismatch)
             pid = f"{article_id}/p{j + 1}"
             family = article_id if cfg.family == "article" else pid
             passages.append(Passage(pid, article_id, family, title, context, position=j))
