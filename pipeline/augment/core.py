@@ -26,6 +26,7 @@ from pipeline.augment.tasks import (
 )
 from pipeline.backends.base import Request
 from pipeline.judges import matching as m
+from pipeline.preferences import refusal_of
 from pipeline.records import QA, Pair
 from pipeline.text import count_tokens, stable_hash
 
@@ -126,10 +127,12 @@ def augment_pairs(
     planned side of the length balance and closest to its target length wins. When none passes, the
     pair keeps its original side, counted as "failed_check" or "dropped_by_judge".
     """
-    cfg, refusal = params.augment, params.generate.refusal
+    cfg, refusals = params.augment, params.generate.refusal_by_language()
+    # The refusal sentence of each pair's language (its question's).
+    refusal = [refusal_of(qas[p.qa_id].question, refusals) for p in pairs]
     steps = {}
     for index, pair in enumerate(pairs):
-        step = plan(pair, refusal, cfg.short_refusal_tokens, cfg.short_answer_tokens)
+        step = plan(pair, refusal[index], cfg.short_refusal_tokens, cfg.short_answer_tokens)
         if step is not None:
             steps[index] = step
     directions = plan_lengths(pairs, steps, params.seed)
@@ -146,7 +149,7 @@ def augment_pairs(
     for job in jobs:
         pair = pairs[job.index]
         prompt = rewrite_prompt(RewriteTask(job.task, qas[pair.qa_id].question, qas[pair.qa_id].kind,
-                                            getattr(pair, job.side), refusal, job.target_tokens))
+                                            getattr(pair, job.side), refusal[job.index], job.target_tokens))
         for sample in range(cfg.samples):
             # Sample 0 keeps the seed of a single-sample run, so samples: 1 reproduces earlier outputs.
             seed = stable_hash(params.seed, "augment", pair.id, *([sample] if sample else [])) % (2**31)
@@ -155,11 +158,13 @@ def augment_pairs(
 
     passed: list[tuple[Job, str]] = []
     for j, job in enumerate(jobs):
-        ok = [t for t in texts[j * cfg.samples:(j + 1) * cfg.samples] if acceptable(job.task, t, refusal)]
+        samples = texts[j * cfg.samples:(j + 1) * cfg.samples]
+        ok = [t for t in samples if acceptable(job.task, t, refusal[job.index])]
         if not ok:
             stats[f"{job.task}:failed_check"] += 1
         passed += [(job, t) for t in dict.fromkeys(ok)]
     verdicts = rejudge([(pairs[job.index], job.side, t) for job, t in passed]) if rejudge else [True] * len(passed)
+    checked = {job.index for job, _ in passed}
     survivors: dict[int, list[str]] = {}
     for (job, text), keep in zip(passed, verdicts, strict=True):
         if keep:
@@ -169,7 +174,7 @@ def augment_pairs(
         pair = pairs[job.index]
         options = survivors.get(job.index)
         if not options:
-            if any(j is job for j, _ in passed):
+            if job.index in checked:
                 stats[f"{job.task}:dropped_by_judge"] += 1
             continue
         best = min(options, key=lambda t: (not _on_plan(pair, job, count_tokens(t)),

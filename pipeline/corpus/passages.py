@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pipeline import language
 from pipeline.records import Decision, Passage
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)+$")
@@ -34,7 +35,7 @@ def chunk_text(text: str, max_chars: int) -> list[str]:
     """Cut text at sentence ends into pieces of at most max_chars (a longer single sentence stays whole)."""
     if len(text) <= max_chars:
         return [text]
-    joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
+    joiner = "" if language.has_cjk(text) else " "
     pieces: list[str] = []
     current = ""
     for sentence in split_sentences(text):

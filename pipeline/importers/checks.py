@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline import language
 from pipeline.io import InputError, iter_json, read_records
 from pipeline.records import Decision
 
@@ -68,7 +69,7 @@ def check_decision(decision: Decision, file: Path, line: int | None, prefix: str
 
 def cjk_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
-    return sum("\u3400" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+    return sum(language.has_cjk(c) for c in letters) / max(1, len(letters))
 
 
 def language_mismatch(declared: str, text: str) -> str | None:

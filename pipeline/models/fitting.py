@@ -32,7 +32,8 @@ class FittedPair:
     rejected: list[int]
     passages_in: int
     passages_dropped: int = 0
-    # The gold passage left out: never by these policies; counted so the report can show it.
+    # The gold passage left out: never by these policies; computed from what was dropped so the report
+    # shows a count, not a promise.
     gold_lost: bool = False
 
     @property
@@ -104,8 +105,8 @@ def fit_pair(tokenizer: Any, prompt: str, chosen: str, rejected: str, max_length
             high = mid
         else:
             low = mid + 1
-    best = tried[high]
-    return FittedPair(best, chosen_ids, rejected_ids, n, passages_dropped=high)
+    gold_lost = gold_slot is not None and gold_slot in order[:high]  # False by the order above; checked anyway
+    return FittedPair(tried[high], chosen_ids, rejected_ids, n, passages_dropped=high, gold_lost=gold_lost)
 
 
 def fit_counts(fitted: Sequence[FittedPair], variants: Sequence[str]) -> dict[str, dict[str, int]]:

@@ -16,7 +16,7 @@ from pipeline.augment import augment_pairs, make_rewriter
 from pipeline.io import InputError, read_records
 from pipeline.judges import JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
-from pipeline.preferences import SPLITS, compare
+from pipeline.preferences import SPLITS, compare, refusal_of
 from pipeline.records import Candidate, Pair
 from pipeline.stages import run, start
 from pipeline.stages.pairs import write_splits
@@ -26,7 +26,7 @@ PAIRS = Path("data/processed/pairs")
 OUT = Path("data/processed/pairs_aug")
 
 
-def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusal: str, rewriter: str):
+def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusals: dict[str, str], rewriter: str):
     """A function telling, for (pair, side, rewritten text) triples, whether the pair keeps its direction
     when that side is replaced by the text and judged by `judge` (one batched judge call)."""
     by_generator = {(c.context_id, c.generator): c for c in corpus.candidates}
@@ -44,9 +44,9 @@ def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusal: str, rewrite
         for n, (pair, _side, text) in enumerate(triples):
             context = corpus.contexts[pair.context_id]
             cand = Candidate(f"{pair.id}/rewrite/{n}", context.id, rewriter, text, "stop")
-            items.append(JudgeItem(cand, corpus.qas[context.qa_id],
-                                   tuple(corpus.passages[p] for p in context.passage_ids), context.answerable,
-                                   refusal))
+            qa = corpus.qas[context.qa_id]
+            items.append(JudgeItem(cand, qa, tuple(corpus.passages[p] for p in context.passage_ids),
+                                   context.answerable, refusal_of(qa.question, refusals)))
         new_labels = judge.judge(items)
         keep = []
         for (pair, side, _), label in zip(triples, new_labels, strict=True):
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
                              f"pair {p.id!r}: unknown question {p.qa_id!r} or context {p.context_id!r}")
     generator = make_rewriter(params.augment.rewriter, params)
     judge = make_judge(primary, params)
-    rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal, params.augment.rewriter)
+    rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal_by_language(), params.augment.rewriter)
     augmented, stats = augment_pairs(pairs, corpus.qas, generator, params, rejudge)
     rewritten = sum(p.augmented for p in augmented)
     longer = sum(p.chosen_tokens > p.rejected_tokens for p in augmented) / max(1, len(augmented))

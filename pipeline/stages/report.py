@@ -22,6 +22,7 @@ from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, read_records, write_json, write_text
+from pipeline.preferences import refusal_of
 from pipeline.records import SCORINGS, Pair, Score
 from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
@@ -62,10 +63,10 @@ def align(records: list[Score], ids: list[str], where: str) -> Scored:
                   np.array([r.chosen_tokens for r in rows]), np.array([r.rejected_tokens for r in rows]))
 
 
-def pair_info(pairs: list[Any], base: Scored, refusal: str) -> PairInfo:
+def pair_info(pairs: list[Any], base: Scored, refusals: dict[str, str]) -> PairInfo:
     obj = lambda xs: np.asarray(list(xs), dtype=object)  # noqa: E731
     blind = passage_blind([p.chosen for p in pairs], [p.rejected for p in pairs], base.chosen_tokens,
-                          base.rejected_tokens, lambda text: is_refusal(text, refusal))
+                          base.rejected_tokens, lambda text: is_refusal(text, refusal_of(text, refusals)))
     return PairInfo([p.id for p in pairs], obj(p.split for p in pairs), obj(p.dimension for p in pairs),
                     obj(p.variant for p in pairs), blind)
 
@@ -87,7 +88,7 @@ def eval_pairs(corpus: str, pairs_root: Path, external: Any) -> dict[str, Any]:
     return {p.id: p for f in sorted((pairs_root / corpus).glob("*.jsonl")) for p in read_records(f, Pair)}
 
 
-def load_inputs(scores_root: Path, pairs_root: Path, refusal: str, external: Any = None):
+def load_inputs(scores_root: Path, pairs_root: Path, refusals: dict[str, str], external: Any = None):
     meta = json.loads((scores_root / "meta.json").read_text(encoding="utf-8"))
     models = list(meta["models"])
     info: dict[str, PairInfo] = {}
@@ -103,7 +104,7 @@ def load_inputs(scores_root: Path, pairs_root: Path, refusal: str, external: Any
                 if unknown:
                     raise InputError(path, None, "pair_id", f"pair {unknown[0]!r} not in {pairs_root / corpus}")
                 base_like = align([r for r in records if r.scoring == "sum"], ids, f"{path} (sum)")
-                info[corpus] = pair_info([pairs[i] for i in ids], base_like, refusal)
+                info[corpus] = pair_info([pairs[i] for i in ids], base_like, refusals)
             for scoring in SCORINGS:
                 rows = [r for r in records if r.scoring == scoring]
                 if rows:
@@ -249,7 +250,7 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     rp = prm.report
-    meta, models, info, scored = load_inputs(Path(args.scores), Path(args.pairs_root), prm.generate.refusal,
+    meta, models, info, scored = load_inputs(Path(args.scores), Path(args.pairs_root), prm.generate.refusal_by_language(),
                                              prm.train.external_pairs)
     if rp.baseline not in models:
         raise InputError(Path(args.scores) / "meta.json", None, "models",
