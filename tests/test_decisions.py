@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.io import dumps, read_records
+from pipeline.params import ParamsError
 from pipeline.records import Decision
 from pipeline.stages import decisions as stage
 from pipeline.synth import CASE_TYPES, allocate, generate_decisions
@@ -193,5 +194,11 @@ def test_stage_imported_only(tmp_path, monkeypatch):
 def test_stage_rejects_empty_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     params = _write_params(tmp_path, synthetic=False)
+    # The params loader sees it before any work: nothing synthetic and nothing imported.
+    with pytest.raises(ParamsError, match="decisions.synthetic: .*no decisions"):
+        stage.main(["--params", str(params)])
+    # Imports that exist but hold nothing are only seen by the stage.
+    (tmp_path / "user.jsonl").write_text("\n")
+    params = _write_params(tmp_path, synthetic=False, import_path="user.jsonl")
     with pytest.raises(SystemExit, match="no decisions"):
         stage.main(["--params", str(params)])

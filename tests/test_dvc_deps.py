@@ -145,3 +145,54 @@ def stale(repo: Path) -> dict[str, dict[str, str]]:
             if isinstance(entry, dict):
                 changed.setdefault(stage, {}).update(entry.get("changed deps", {}))
     return changed
+
+
+# ------------------------------------------------------------------------------------------- params
+def stages_reading(key: str) -> set[str]:
+    """Stages whose `params:` (as DVC resolves dvc.yaml: foreach expanded) cover the dotted `key`: the
+    ones `dvc status` marks changed when that key alone changes."""
+    from dvc.dependency.param import ParamsDependency
+    from dvc.repo import Repo
+
+    with Repo(str(ROOT)) as repo:
+        return {
+            stage.addressing
+            for stage in repo.index.stages
+            for dep in stage.deps
+            if isinstance(dep, ParamsDependency)
+            and any(key == p or key.startswith(f"{p}.") for p in dep.params)
+        }
+
+
+DPO_RUNS = {f"train_dpo@{r}" for r in ("pairs-s0", "pairs-s1", "pairs_aug-s0", "pairs_aug-s1")}
+SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
+
+
+@pytest.mark.parametrize(("key", "readers"), [
+    # DPO-only knobs never re-run SFT; the report states the training settings, so it reads them too.
+    ("train.beta", DPO_RUNS | {"report"}),
+    ("train.loss_type", DPO_RUNS | {"report"}),
+    ("train.lr", DPO_RUNS | SFT_RUNS | {"report"}),
+    ("train.lora.r", DPO_RUNS | SFT_RUNS | {"report"}),
+    # The over-long policy is shared by training and scoring.
+    ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "report"}),
+    # The run matrix is no run's param: adding a seed adds a stage and changes no other.
+    ("train.runs", {"report"}),
+    ("pretrain.vocab_size", {"pretrain"}),
+    ("contexts.k", {"contexts", "data_report"}),
+    ("generate.panel", {"generate", "data_report", "report"}),
+    ("generate.concurrency", {"generate", "irac"}),
+    ("score.max_pairs", {"score", "report"}),
+    ("irac.systems", {"irac"}),
+])
+def test_a_param_marks_exactly_the_stages_that_read_it(key, readers):
+    assert stages_reading(key) == readers
+
+
+@pytest.mark.parametrize("objective", ["dpo", "sft"])
+def test_train_stages_list_the_params_their_objective_reads(objective):
+    """dvc.yaml's train_<objective> params and RUN_PARAMS (what train_meta.json records) are one list."""
+    from pipeline.params import RUN_PARAMS
+
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"][f"train_{objective}"]["do"]
+    assert stage["params"] == list(RUN_PARAMS[objective])

@@ -63,7 +63,7 @@ def test_dpo_moves_the_model_in_the_direction_of_its_pairs(smoke_repo: Path):
 
 def test_irac_stage_scores_the_rule_baseline_on_every_annotated_decision(smoke_repo: Path):
     decisions = read_jsonl(smoke_repo / "data/raw/decisions.jsonl")
-    metrics = json.loads((smoke_repo / "reports/irac_metrics.json").read_text())
+    metrics = json.loads((smoke_repo / "reports/irac_details.json").read_text())
     fields, analysis = metrics["fields"]["rule/standard"], metrics["analysis"]["rule/standard"]
     assert metrics["decisions"] == fields["cases"] == analysis["cases"] == len(decisions)
     assert fields["reference_fields"] == sum(len(d["fields"]) for d in decisions)

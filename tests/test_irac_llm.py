@@ -31,8 +31,9 @@ from pipeline.irac.prompts import (
     analysis_prompt,
     fields_prompt,
     grader_prompt,
+    retry_note,
 )
-from pipeline.irac.schema import field_specs
+from pipeline.irac.schema import field_specs, schema_key
 from pipeline.params import DecodingParams, GenerateParams
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput, Section
 from pipeline.text import stable_hash
@@ -255,8 +256,27 @@ def test_fields_prompt_lists_every_field_and_no_value():
         assert f"- {spec.name} ({spec.type}): {spec.description}" in prompt
     assert "null" in prompt and "JSON" in prompt
     assert "Chinese" not in prompt
-    zh = decision("d-zh", "insider_trading", "證監會 v 陳大文", "二零一九年五月十五日", {"respondent": "陳大文"}, "zh")
-    assert "Chinese" in analysis_prompt(zh, "standard")
+
+
+# Latin words a Chinese prompt may hold: JSON, IRAC, null, the grades and the field names/types (data).
+_ZH_ALLOWED_LATIN = {"json", "irac", "null", "a", "b", "c", "grade", "reason"}
+
+
+@pytest.mark.parametrize("mode", ["standard", "expert_steps", "self_steps"])
+def test_prompts_of_a_chinese_decision_are_worded_in_chinese(mode):
+    zh = decision("d-zh", "insider_trading", "中国证监会对张某内幕交易的处罚决定", "2011年5月3日",
+                  {"当事人": "张某", "违法所得": "4,665,091.79元"}, "zh")
+    specs = field_specs([zh])[schema_key(zh)]
+    data_words = {w.lower() for s in specs for w in re.findall(r"[A-Za-z_]+", f"{s.name} {s.type} {s.description}")}
+    prompts = [fields_prompt(zh, specs, mode, retry_note("oops", "no JSON object", 1, "zh"), "张某"),
+               analysis_prompt(zh, mode), grader_prompt(zh, specs, "张某构成内幕交易。")]
+    for prompt in prompts:
+        latin = {w.lower() for w in re.findall(r"[A-Za-z_]+", prompt)}
+        assert latin <= _ZH_ALLOWED_LATIN | data_words | {"oops", "no", "object"}, prompt
+    assert "证券法" in analysis_prompt(zh, "expert_steps")  # Chinese law's checklist, not the HK ordinance
+    if mode == "self_steps":
+        reply = "1. 确认当事人。\n最终答案：张某利用内幕信息买入股票，构成内幕交易。"
+        assert split_answer(reply, mode)[0] == "张某利用内幕信息买入股票，构成内幕交易。"
 
 
 def test_grader_prompt_shows_the_reference_fields_as_key_points_not_the_text():

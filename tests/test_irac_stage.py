@@ -47,7 +47,7 @@ def test_stage_scores_rule_and_model_systems_and_reruns_from_cache(tmp_path):
         calls = len(server.prompts)
         outputs = [json.loads(x) for x in (tmp_path / "irac/outputs.jsonl").read_text().splitlines()]
         grades = [json.loads(x) for x in (tmp_path / "irac/grades.jsonl").read_text().splitlines()]
-        first = {p: (tmp_path / p).read_bytes() for p in ("irac/outputs.jsonl", "reports/irac_metrics.json")}
+        first = {p: (tmp_path / p).read_bytes() for p in ("irac/outputs.jsonl", "reports/irac_details.json")}
 
         stage.main(args)
         assert len(server.prompts) == calls  # every model call came from the cache
@@ -63,7 +63,7 @@ def test_stage_scores_rule_and_model_systems_and_reruns_from_cache(tmp_path):
     # ScriptedModel's analyses have Rule:, Conclusion: and an HK$ amount when the decision has one
     assert {g["grade"] for g in grades if server.spec in g["output_id"]} <= {"A", "B"}
 
-    metrics = json.loads(first["reports/irac_metrics.json"])
+    metrics = json.loads(first["reports/irac_details.json"])
     assert metrics["decisions"] == 6 and metrics["judge"] == server.spec
     model = metrics["fields"][f"{server.spec}/standard"]
     rule = metrics["fields"]["rule/standard"]
@@ -128,7 +128,7 @@ def test_chinese_decisions_run_per_party_when_the_user_opts_in(tmp_path):
         "fields/rule/standard/zh-1", "fields/rule/standard/zh-2/p0", "fields/rule/standard/zh-2/p1",
     ]  # fmt: skip
     assert all(o["status"] == "ok" and o["analysis"] for o in outputs if o["task"] == "analysis")
-    metrics = json.loads((tmp_path / "reports/irac_metrics.json").read_text(encoding="utf-8"))
+    metrics = json.loads((tmp_path / "reports/irac_details.json").read_text(encoding="utf-8"))
     assert metrics["cases"] == 3
     zh = metrics["fields"]["rule/standard"]["by_language"]["zh"]
     assert zh["cases"] == 3 and zh["exact"]["accuracy"] > 0.8

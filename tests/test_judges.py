@@ -4,12 +4,14 @@ unparseable path, on hand-built records."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from pipeline.backends.base import Response
 from pipeline.judges import JudgeItem, RuleJudge, file_name, make_judge
 from pipeline.judges import matching as m
+from pipeline.judges.base import DIMENSIONS
 from pipeline.judges.llm import LLMJudge, judge_prompt, parse_reply
 from pipeline.params import DecodingParams, Params
 from pipeline.records import QA, Candidate, Passage
@@ -346,6 +348,31 @@ def test_judge_prompt_mentions_allowed_labels():
     for label in ("fully_supported", "partially_supported", "unsupported", "contradicted"):
         assert label in prompt
     assert GOLD.text in prompt
+
+
+ZH_GOLD = Passage("z1/p1", "z1", "z1", "处罚决定", "经查明，张某于2010年3月在内幕信息敏感期内买入某公司股票，获利4,665,091.79元。")
+ZH_QA = QA("zq1", "张某的违法所得是多少？", "张某的违法所得为4,665,091.79元。", "z1/p1", "z1", "factual",
+           ["4,665,091.79元"], [])
+# Words a Chinese prompt may still hold in Latin letters: the schema's labels and keys, and "JSON".
+_SCHEMA_WORDS = {"label", "reason", "json", "attempted", "abstained", "unusable", "fully_supported",
+                 "partially_supported", "unsupported", "contradicted", "correct", "incorrect", "complete",
+                 "incomplete"}
+
+
+@pytest.mark.parametrize("dimension", ["behaviour", "faithfulness", "correctness", "completeness"])
+def test_judge_prompt_of_a_chinese_item_is_worded_in_chinese(dimension):
+    zh_item = JudgeItem(Candidate("zq1/ctx/x", "zq1/ctx", "offline:x", "张某获利4,665,091.79元。", "stop"),
+                        ZH_QA, (ZH_GOLD,), True, "提供的段落没有足够的信息来回答这个问题。")
+    prompt = judge_prompt(dimension, zh_item, invalid_reply="oops", attempt=1)
+    latin = {w.lower() for w in re.findall(r"[A-Za-z_]+", prompt)} - {"oops"}
+    assert latin <= _SCHEMA_WORDS
+    for label in DIMENSIONS[dimension]:
+        assert label in prompt
+    assert "张某获利4,665,091.79元。" in prompt and "第 2 次尝试" in prompt
+    if dimension == "faithfulness":
+        assert ZH_GOLD.text in prompt
+    if dimension in ("correctness", "completeness"):
+        assert ZH_QA.answer in prompt
 
 
 def test_yes_no_lead_joins_the_sentence_that_carries_it():

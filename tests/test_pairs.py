@@ -207,3 +207,27 @@ def test_missing_label_is_an_error(project):
     path.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
     with pytest.raises(InputError, match="no label"):
         pairs_stage.main([])
+
+
+def test_pairs_in_trl_conversational_format_render_as_we_train(project):
+    """trl/<split>.jsonl holds the same pairs as chat messages; stock TRL's chat templating gives exactly
+    the prompt text that training and scoring condition on (pipeline.models.prompting)."""
+    from trl import maybe_apply_chat_template
+
+    from pipeline.models.prompting import render_prompt, render_response
+    from pipeline.models.tokenizer import train_tokenizer
+
+    judge_stage.main([])
+    pairs_stage.main([])
+    tokenizer = train_tokenizer(["The tenant paid the arrears of rent."] * 4, 300)
+    for split in ("train", "val", "test"):
+        pairs = read_records(project / f"data/processed/pairs/{split}.jsonl", Pair)
+        rows = [json.loads(line) for line in
+                (project / f"data/processed/pairs/trl/{split}.jsonl").read_text().splitlines()]
+        assert [r["id"] for r in rows] == [p.id for p in pairs]
+        for pair, row in zip(pairs, rows, strict=True):
+            text = maybe_apply_chat_template(row, tokenizer)
+            assert text["prompt"] == render_prompt(tokenizer, pair.prompt)
+            # TRL ends the assistant turn with the template's newline after EOS; we stop at EOS.
+            assert text["chosen"].startswith(render_response(tokenizer, pair.chosen))
+            assert text["rejected"].startswith(render_response(tokenizer, pair.rejected))

@@ -104,7 +104,6 @@ def project(tmp_path_factory) -> Path:
                     "seed": 0,
                     "steps": 3,
                     "final_loss": 0.69,
-                    "wall_time_s": 1.0,
                     "counts": {
                         "pairs_in": 30,
                         "capped": 0,
@@ -122,7 +121,7 @@ def project(tmp_path_factory) -> Path:
         for split, n in (("train", 4), ("val", 10), ("test", 16)):
             write_records(root / "data/processed" / corpus / f"{split}.jsonl", make_pairs(corpus, split, n))
     (root / "reports").mkdir()
-    (root / "reports/data_metrics.json").write_text(
+    (root / "reports/data_details.json").write_text(
         json.dumps(
             {
                 "length": {
@@ -193,7 +192,7 @@ def test_outside_pairs_are_an_extra_eval_corpus(scored: Path):
     assert ext["fit"]["all"]["left_out"] == 1 and ext["fit"]["all"]["refit"] == 0
     ids = {r.pair_id for r in read_records(scored / "data/scores/dpo-pairs-s0/external.jsonl", Score, unique_key=None)}
     assert ids == {f"ext-{i}" for i in range(5)}
-    metrics = json.loads((scored / "reports/metrics.json").read_text())
+    metrics = json.loads((scored / "reports/report_details.json").read_text())
     assert metrics["dpo-pairs-s0"]["external"]["ref_sum"]["n"] == 5
     text = (scored / "reports/report.md").read_text()
     assert "### Eval corpus `external`, ref_sum" in text and "outside pairs from `ext.jsonl`" in text
@@ -234,7 +233,7 @@ def test_reference_relative_is_the_log_ratio_to_the_base(scored: Path):
 
 
 def test_report_metrics_match_the_score_files(scored: Path):
-    metrics = json.loads((scored / "reports/metrics.json").read_text())
+    metrics = json.loads((scored / "reports/report_details.json").read_text())
     test_ids = {p.id for p in read_records(scored / "data/processed/pairs/test.jsonl", Pair)}
     for model, scoring in (("base", "mean"), ("dpo-pairs-s0", "mean"), ("dpo-pairs-s0", "ref_sum")):
         recs = [r for r in read_records(scored / f"data/scores/{model}/pairs.jsonl", Score, unique_key=None)
@@ -253,6 +252,24 @@ def test_report_metrics_match_the_score_files(scored: Path):
     longer = np.mean([c > r for c, r in lengths.values()])
     assert metrics["prefer-longer"]["pairs"]["ref_sum"]["accuracy"] == pytest.approx(longer, abs=1e-6)
     assert set(metrics["prefer-longer"]["pairs"]) == {"ref_sum"}  # the rules once, under the main scoring
+
+
+def test_headline_metrics_are_few_and_taken_from_the_details(scored: Path):
+    """reports/metrics.json is what `dvc exp show` lists: per reward model and corpus the main-scoring
+    accuracy and p, the base model's better raw accuracy and the passage-blind rule; nothing else."""
+    details = json.loads((scored / "reports/report_details.json").read_text())
+    headline = json.loads((scored / "reports/metrics.json").read_text())
+    assert set(headline) == {"base", "passage-blind"} | {m for m in details if m.startswith(("dpo-", "sft-"))}
+    for model, by_corpus in headline.items():
+        for corpus, entry in by_corpus.items():
+            if model == "base":
+                raw = details["base"][corpus]
+                assert entry == {"accuracy": max(raw["sum"]["accuracy"], raw["mean"]["accuracy"])}
+            else:
+                row = details[model][corpus]["ref_sum"]
+                assert entry == {k: row[k] for k in ("accuracy", "p") if k in row} and "accuracy" in entry
+    leaves = sum(len(entry) for by_corpus in headline.values() for entry in by_corpus.values())
+    assert leaves <= 6 * len(headline)
 
 
 def test_report_markdown_figures_and_plot_data(scored: Path):
@@ -274,7 +291,7 @@ def test_report_markdown_figures_and_plot_data(scored: Path):
     # The main table leads with report.main_scoring (ref_sum by default), before sum and mean.
     assert text.index("### Eval corpus `pairs`, ref_sum") < text.index("### Eval corpus `pairs`, sum")
     assert "`passage-blind`" in text and "DPO > SFT" in text and "pairs_aug > pairs" not in text
-    assert "refusal: attempted>abstained" in text  # copied from data_metrics.json
+    assert "refusal: attempted>abstained" in text  # copied from data_details.json
     assert "at most 12 pairs per corpus and split" in text
     for fig in ("accuracy.png", "dimensions.png", "training.png"):
         assert (scored / "reports/figures" / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -5,7 +5,8 @@
                    offline model another module registered with `register_offline` (e.g. the augment
                    stage's rewriter);
 - hf:<id or path>  local transformers model;
-- openai:<base_url>|<model>  any OpenAI-compatible chat endpoint.
+- openai:<base_url>|<model>  any OpenAI-compatible chat endpoint; several servers of one model as
+                   openai:<url>,<url>,...|<model>.
 """
 
 from __future__ import annotations
@@ -65,5 +66,8 @@ def make_generator(spec: str, cfg: Any | None = None) -> Generator:
             max_retries=cfg.max_retries,
             api_key_env=cfg.api_key_env,
             backoff_s=cfg.retry_backoff_s,
+            max_wait_s=cfg.retry_max_wait_s,
+            rate_limit_rps=cfg.rate_limit_rps,
+            routing=cfg.routing,
         )
     raise BackendError(f"generator {spec!r}: unknown backend {backend!r} (offline, hf, openai)")

@@ -2,7 +2,8 @@
 
 A generator takes a batch of requests (a prompt plus decoding parameters) and returns one response per
 request, in order. Backends are named `backend:model` in params (e.g. "offline:cautious",
-"hf:Qwen/Qwen2.5-0.5B-Instruct", "openai:http://localhost:8000/v1|some-model").
+"hf:Qwen/Qwen2.5-0.5B-Instruct", "openai:http://localhost:8000/v1|some-model", or with a fleet of servers
+"openai:http://gpu1:8000/v1,http://gpu2:8000/v1|some-model").
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class Generator(Protocol):
     # The panel entry this generator was built from, e.g. "offline:cautious".
     name: str
     # How many requests the stage hands over at once (results are cached after each batch).
+    # A generator whose class sets `streams_responses = True` instead takes every request in one call,
+    # generate(requests, on_response=callback), and calls back as each response arrives, which the
+    # cache commits at once (pipeline/backends/cache.py run_cached).
     batch_size: int
 
     def generate(self, requests: Sequence[Request]) -> list[Response]: ...

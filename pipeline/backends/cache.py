@@ -1,7 +1,8 @@
 """The response cache: every generator call, keyed by a hash of (backend, model, prompt, decoding).
 
-One append-only JSON Lines shard per generator under the cache folder, flushed after every record,
-so an interrupted stage loses at most the calls in flight. A torn last line (the process died
+One append-only JSON Lines shard per generator under the cache folder. Each response is written and
+flushed as it arrives (the OS holds it even if the process is killed the next instant), so an
+interrupted stage loses at most the calls in flight. A torn last line (the process died
 mid-write) is cut off when the shard is opened. Records hold the key and the response only: no
 prompt (it is in the key), no credentials.
 """
@@ -89,7 +90,10 @@ def run_cached(
 ) -> tuple[list[Response], int]:
     """Responses for all requests (in order) and the number of requests actually sent to the backend.
 
-    Cached requests are never sent again; identical requests are sent once.
+    Cached requests are never sent again; identical requests are sent once. A generator that streams
+    (the HTTP backend: `streams_responses`) gets every missing request at once and each response is
+    committed as it arrives, so a kill loses only the calls in flight; any other generator is fed
+    `batch_size` requests at a time and each batch is committed when it returns.
     """
     version = getattr(generator, "version", "")
     keys = [cache_key(generator.name, r, version) for r in requests]
@@ -105,6 +109,24 @@ def run_cached(
             todo.append(i)
     if progress:
         progress(len(requests) - len(todo))
+
+    def commit(i: int, response: Response) -> None:
+        results[keys[i]] = response
+        if cache is not None:
+            cache.put(keys[i], response)
+
+    if getattr(generator, "streams_responses", False) and todo:
+
+        def arrived(j: int, response: Response) -> None:
+            commit(todo[j], response)
+            if progress:
+                progress(1)
+
+        generator.generate([requests[i] for i in todo], on_response=arrived)  # type: ignore[call-arg]
+        missing = [i for i in todo if keys[i] not in results]
+        if missing:
+            raise RuntimeError(f"{generator.name}: no response for {len(missing)} of {len(todo)} requests")
+        return [results[k] for k in keys], len(todo)
     step = max(1, int(generator.batch_size))
     for start in range(0, len(todo), step):
         chunk = todo[start : start + step]
@@ -112,9 +134,7 @@ def run_cached(
         if len(responses) != len(chunk):
             raise RuntimeError(f"{generator.name}: {len(responses)} responses for {len(chunk)} requests")
         for i, response in zip(chunk, responses, strict=True):
-            results[keys[i]] = response
-            if cache is not None:
-                cache.put(keys[i], response)
+            commit(i, response)
         if progress:
             progress(len(chunk))
     return [results[k] for k in keys], len(todo)

@@ -159,10 +159,12 @@ def rank_sentences(
     # moderate in short contexts (a one-sentence context would otherwise weigh a miss 5x a hit).
     idf = {t: math.log(1 + (total + 1) / (df[t] + 1)) for t in query}
     mass = sum(idf.values())
-    covered = [
-        sum(idf[t] for t in set(toks_of(f"{heading} {text}")) & idf.keys()) / mass
-        for heading, text in passages
-    ]
+    # Sums run in query order, never in set order: string hashing differs between processes, and a float
+    # sum in another order can differ in its last bit, enough to flip a tie between two sentences.
+    covered = []
+    for heading, text in passages:
+        present = set(toks_of(f"{heading} {text}"))
+        covered.append(sum(idf[t] for t in query if t in present) / mass)
     ranked = []
     for order, (n, sentence, toks) in enumerate(units):
         tf = Counter(toks)

@@ -1,36 +1,62 @@
-"""Any OpenAI-compatible chat endpoint (vLLM, llama.cpp server, Ollama, hosted APIs), standard library only.
+"""Any OpenAI-compatible chat endpoint (vLLM, SGLang, llama.cpp server, Ollama, hosted APIs), on httpx.
 
-Spec: `openai:<base_url>|<model>`, e.g. `openai:http://localhost:8000/v1|meta-llama/Llama-3.1-8B-Instruct`.
+Spec: `openai:<base_url>|<model>`, e.g. `openai:http://localhost:8000/v1|meta-llama/Llama-3.1-8B-Instruct`;
+several servers of the same model are joined by commas: `openai:http://gpu1:8000/v1,http://gpu2:8000/v1|m`
+(the spec as written is the generator's name, so it names the cache and the candidates).
+
+Up to `concurrency` requests are in flight per panel member, spread over its servers (fleet.py). A failed
+try is retried with capped exponential backoff and jitter (tenacity) on 429/5xx, timeouts, broken
+connections and malformed 200 replies; a Retry-After header is honoured up to the same cap. Every failure
+ends in one BackendError line naming the URL and what happened.
+
 The API key is read from an environment variable at call time and only ever placed in the
-Authorization header: never in params, the cache, logs or error messages.
+Authorization header: never in params, the cache, logs or error messages (server text quoted in an
+error is scrubbed of it, since some servers echo request headers back).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import email.utils
 import json
 import logging
+import math
 import os
+import re
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+import tenacity
+
 from pipeline.backends.base import BackendError, Request, Response
+from pipeline.backends.fleet import ROUTINGS, Fleet
 
 log = logging.getLogger(__name__)
+# httpx logs every request at INFO: a hundred thousand lines for one generate run.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+RETRY_STATUS = {408, 409, 425, 429}
+# Server errors that a second try cannot fix.
+PERMANENT_5XX = {501, 505}
 
 
-def parse_model(model: str) -> tuple[str, str]:
-    base_url, sep, name = model.partition("|")
-    if not sep or not name or not base_url.startswith(("http://", "https://")):
+def parse_model(model: str) -> tuple[list[str], str]:
+    """'<url>[,<url>...]|<model>' -> (base URLs, model name)."""
+    urls, sep, name = model.partition("|")
+    bases = [u.strip().rstrip("/") for u in urls.split(",")]
+    if not sep or not name or not all(b.startswith(("http://", "https://")) for b in bases):
         raise BackendError(
-            f"openai backend: expected 'openai:<http(s) base url>|<model>', got 'openai:{model}'"
+            f"openai backend: expected 'openai:<http(s) base url>[,<more base urls>]|<model>', "
+            f"got 'openai:{model}'"
         )
-    return base_url.rstrip("/"), name
+    if len(set(bases)) != len(bases):
+        raise BackendError(f"openai backend: 'openai:{model}' lists a base url twice")
+    return bases, name
 
 
 def endpoint(base_url: str) -> str:
@@ -40,7 +66,54 @@ def endpoint(base_url: str) -> str:
     return f"{base_url}/chat/completions"
 
 
+def shown_url(url: str) -> str:
+    """The URL as messages show it: no user:password@ and no query (either may carry a credential)."""
+    parts = urlsplit(url)
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """A Retry-After header in seconds (it is either a number of seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+class Retryable(Exception):
+    """A failed try worth another one: what happened, where, and how long the server asked us to wait."""
+
+    def __init__(self, url: str, what: str, retry_after: float | None = None):
+        super().__init__(f"{url}: {what}")
+        self.url, self.what, self.retry_after = url, what, retry_after
+
+
+class BackoffOrRetryAfter(tenacity.wait.wait_base):
+    """Exponential backoff with jitter, or the server's Retry-After when longer; both capped."""
+
+    def __init__(self, initial: float, cap: float):
+        # initial * 2**(try - 1) plus up to `initial` of jitter, so failed clients do not retry in step.
+        exponential = tenacity.wait_exponential(multiplier=initial, max=cap)
+        self.backoff = exponential + tenacity.wait_random(0, initial)
+        self.cap = cap
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        delay = min(self.backoff(retry_state), self.cap)
+        asked = getattr(retry_state.outcome.exception(), "retry_after", None) if retry_state.outcome else None
+        return max(delay, min(asked, self.cap)) if asked is not None else delay
+
+
 class OpenAIGenerator:
+    # run_cached hands over every request at once and stores each response as it arrives.
+    streams_responses = True
+
     def __init__(
         self,
         model: str,
@@ -49,22 +122,142 @@ class OpenAIGenerator:
         max_retries: int = 3,
         api_key_env: str = "OPENAI_API_KEY",
         backoff_s: float = 1.0,
+        max_wait_s: float = 30.0,
+        rate_limit_rps: float = 0.0,
+        routing: str = "least_loaded",
     ):
         self.name = f"openai:{model}"
-        self.base_url, self.model = parse_model(model)
-        self.url = endpoint(self.base_url)
-        self.concurrency = max(1, concurrency)
+        base_urls, self.model = parse_model(model)
+        checks = [
+            ("timeout_s", timeout_s, timeout_s > 0, "> 0 seconds"),
+            ("concurrency", concurrency, concurrency >= 1, ">= 1"),
+            ("max_retries", max_retries, max_retries >= 0, ">= 0"),
+            ("retry_backoff_s", backoff_s, backoff_s >= 0, ">= 0 seconds"),
+            ("retry_max_wait_s", max_wait_s, max_wait_s >= 0, ">= 0 seconds"),
+            ("rate_limit_rps", rate_limit_rps, rate_limit_rps >= 0, ">= 0 (0: no limit)"),
+        ]
+        for key, value, ok, allowed in checks:
+            if not (ok and math.isfinite(value)):
+                raise BackendError(f"{self.name}: {key} must be {allowed}, got {value!r}")
+        if routing not in ROUTINGS:
+            raise BackendError(f"{self.name}: routing must be one of {', '.join(ROUTINGS)}, got {routing!r}")
+        self.urls = [endpoint(b) for b in base_urls]
+        self.concurrency = int(concurrency)
+        # Callers that batch (judges, IRAC) hand over enough to keep every slot busy.
         self.batch_size = self.concurrency * 2
-        self.timeout_s = timeout_s
-        self.max_retries = max_retries
+        self.timeout_s = float(timeout_s)
+        self.max_retries = int(max_retries)
         self.api_key_env = api_key_env
-        self.backoff_s = backoff_s
+        self.wait = BackoffOrRetryAfter(backoff_s, max_wait_s)
+        self.rate_limit_rps = float(rate_limit_rps)
+        self.routing = routing
+        # Kept between generate() calls, so a rate limit also holds across the batches of a judge.
+        self.fleet = Fleet(self.urls, routing, self.rate_limit_rps)
 
-    def generate(self, requests: Sequence[Request]) -> list[Response]:
-        if len(requests) <= 1:
-            return [self._call(r) for r in requests]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
-            return list(pool.map(self._call, requests))
+    # ---------------------------------------------------------------------------------------- sync face
+    def generate(
+        self, requests: Sequence[Request], on_response: Callable[[int, Response], None] | None = None
+    ) -> list[Response]:
+        """One response per request, in order; `on_response(index, response)` runs as each one arrives."""
+        out: list[Response | None] = [None] * len(requests)
+
+        def done(i: int, response: Response) -> None:
+            out[i] = response
+            if on_response is not None:
+                on_response(i, response)
+
+        if requests:
+            run_coroutine(self._run_all(list(requests), done))
+        return out  # type: ignore[return-value]
+
+    # --------------------------------------------------------------------------------------- async core
+    async def _run_all(self, requests: list[Request], done: Callable[[int, Response], None]) -> None:
+        key = os.environ.get(self.api_key_env) or ""
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        fleet = self.fleet
+        slots = min(self.concurrency, len(requests))
+        todo = iter(enumerate(requests))
+        async with contextlib.AsyncExitStack() as stack:
+            # One small client per worker (a keep-alive connection to each server it calls): httpcore's
+            # pool scans all its connections on every request, so one pool shared by hundreds of requests
+            # in flight costs CPU quadratic in their number (encode/httpx#3215).
+            ssl_context = httpx.create_ssl_context()  # once: loading the CA bundle takes milliseconds
+            limits = httpx.Limits(max_connections=len(self.urls), max_keepalive_connections=len(self.urls))
+            timeout = httpx.Timeout(self.timeout_s, pool=None)
+            clients = [
+                await stack.enter_async_context(
+                    httpx.AsyncClient(headers=headers, limits=limits, timeout=timeout, verify=ssl_context)
+                )
+                for _ in range(slots)
+            ]
+
+            # `slots` workers share one iterator: exactly `slots` requests in flight, none queued as tasks.
+            async def worker(client: httpx.AsyncClient) -> None:
+                for i, request in todo:
+                    done(i, await self._call(client, fleet, request, key))
+
+            tasks = [asyncio.ensure_future(worker(c)) for c in clients]
+            try:
+                await asyncio.gather(*tasks)
+            finally:
+                # The first failure ends the run: stop the other workers instead of leaving them running.
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _call(self, client: httpx.AsyncClient, fleet: Fleet, request: Request, key: str) -> Response:
+        body = self._body(request)
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(self.max_retries + 1),
+            wait=self.wait,
+            retry=tenacity.retry_if_exception_type(Retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._try(client, fleet, body, key)
+        except Retryable as exc:
+            tries = self.max_retries + 1
+            raise BackendError(f"{exc.url}: giving up after {tries} attempts ({exc.what})") from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    async def _try(self, client: httpx.AsyncClient, fleet: Fleet, body: bytes, key: str) -> Response:
+        # Each try picks its server anew, so a retry can land on a healthy member of the fleet.
+        async with fleet.use() as server:
+            url = shown_url(server.url)
+            try:
+                reply = await asyncio.wait_for(client.post(server.url, content=body), self.timeout_s)
+            except (httpx.TimeoutException, asyncio.TimeoutError):
+                raise Retryable(url, f"no reply within {self.timeout_s:g}s") from None
+            except httpx.RemoteProtocolError as exc:
+                raise Retryable(url, f"broken reply ({scrub(str(exc), key)})") from None
+            except (httpx.RequestError, OSError) as exc:
+                # Refused or reset connections, undecodable bodies: the server may be back on the next try.
+                what = scrub(str(exc), key) or "connection failed"
+                raise Retryable(url, f"{type(exc).__name__}: {what}") from None
+        status = reply.status_code
+        if status in RETRY_STATUS or (status >= 500 and status not in PERMANENT_5XX):
+            raise Retryable(url, f"HTTP {status}", retry_after_s(reply.headers.get("Retry-After")))
+        if not 200 <= status < 300:
+            raise BackendError(f"{url}: HTTP {status}: {excerpt(reply, key)}{self._hint(status)}")
+        return self._parse(reply, url)
+
+    def _hint(self, status: int) -> str:
+        """What to do about a refusal that retrying cannot fix."""
+        if status in (401, 403):
+            return f" (is the key in the environment variable {self.api_key_env} right for this server?)"
+        if status == 404:
+            return f" (check the base url and that the server serves the model {self.model!r})"
+        return ""
+
+    def _log_retry(self, state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        delay = state.next_action.sleep if state.next_action else 0.0
+        log.warning("%s; retry %d/%d in %.1fs", exc, state.attempt_number, self.max_retries, delay)
 
     def _body(self, request: Request) -> bytes:
         body = {
@@ -77,46 +270,59 @@ class OpenAIGenerator:
         }
         return json.dumps(body).encode("utf-8")
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        key = os.environ.get(self.api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
-    def _call(self, request: Request) -> Response:
-        data = self._body(request)
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            delay = self.backoff_s * (2**attempt)
-            try:
-                req = urllib.request.Request(self.url, data=data, headers=self._headers(), method="POST")
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                    return self._parse(json.loads(resp.read().decode("utf-8")))
-            except urllib.error.HTTPError as exc:
-                detail = exc.read()[:300].decode("utf-8", errors="replace")
-                if exc.code not in RETRY_STATUS:
-                    raise BackendError(f"{self.url}: HTTP {exc.code}: {detail}") from None
-                last = f"HTTP {exc.code}"
-                retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                if retry_after and retry_after.replace(".", "", 1).isdigit():
-                    delay = max(delay, float(retry_after))
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                last = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                raise BackendError(f"{self.url}: unexpected reply ({exc})") from None
-            if attempt < self.max_retries:
-                log.warning(
-                    "%s: %s, retry %d/%d in %.1fs", self.url, last, attempt + 1, self.max_retries, delay
-                )
-                time.sleep(delay)
-        raise BackendError(f"{self.url}: giving up after {self.max_retries + 1} attempts ({last})")
-
-    def _parse(self, reply: dict) -> Response:
-        choice = reply["choices"][0]
-        text = choice["message"]["content"] or ""
-        meta = {"model": reply.get("model", self.model)}
-        usage = reply.get("usage") or {}
-        if "completion_tokens" in usage:
+    def _parse(self, reply: httpx.Response, url: str) -> Response:
+        """A chat completion, or Retryable: a 200 with HTML (a proxy's error page) or JSON without
+        `choices` is a server having a bad moment, not an answer."""
+        try:
+            obj = reply.json()
+        except ValueError:
+            kind = reply.headers.get("Content-Type", "no content type").split(";")[0]
+            raise Retryable(url, f"200 reply is not JSON ({kind}, {len(reply.content)} bytes)") from None
+        try:
+            choice = obj["choices"][0]
+            text = choice["message"]["content"] or ""
+            if not isinstance(text, str):
+                raise TypeError("content is not text")
+        except (KeyError, IndexError, TypeError) as exc:
+            shape = sorted(obj)[:6] if isinstance(obj, dict) else type(obj).__name__
+            raise Retryable(url, f"200 reply is not a chat completion (no choices[0].message.content; "
+                                 f"{type(exc).__name__}; top level: {shape})") from None
+        meta: dict[str, Any] = {"model": obj.get("model", self.model)}
+        usage = obj.get("usage") or {}
+        if isinstance(usage, dict) and "completion_tokens" in usage:
             meta["completion_tokens"] = usage["completion_tokens"]
         return Response(text.strip(), choice.get("finish_reason") or "stop", meta)
+
+
+_CREDENTIAL = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+")
+
+
+def scrub(text: str, key: str) -> str:
+    """Server text fit for a message: one line, short, and without the key or any bearer token."""
+    if key:
+        text = text.replace(key, "[redacted]")
+    text = _CREDENTIAL.sub(r"\1 [redacted]", text)
+    return " ".join(text.split())[:300]
+
+
+def excerpt(reply: httpx.Response, key: str) -> str:
+    """What an error reply says: the JSON error message when there is one, else the start of the body."""
+    try:
+        obj = reply.json()
+        error = obj.get("error") if isinstance(obj, dict) else None
+        text = error.get("message") if isinstance(error, dict) else error
+        text = text if isinstance(text, str) and text else reply.text
+    except ValueError:
+        text = reply.text
+    return scrub(text, key) or "(empty body)"
+
+
+def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine to completion from sync code, also when the caller already has a running loop
+    (a notebook): that loop cannot be re-entered, so the coroutine gets a thread and loop of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -17,9 +17,16 @@ from pipeline.records import Decision
 MAX_PASSAGE_ID = 190
 
 
-def load_records(path: Path, taken: set[str]) -> list[Decision]:
-    """SPEC 1 Decision JSONL: one file, or every *.jsonl of a folder in name order."""
+def load_records(path: Path, taken: set[str], param: str = "decisions.import_path") -> list[Decision]:
+    """SPEC 1 Decision JSONL: one file, or every *.jsonl of a folder in name order. `param` is the key
+    that named `path`, for the messages."""
+    if not path.exists():
+        raise InputError(path, None, None, f"file not found ({param})")
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        # An empty folder would import nothing without a word.
+        raise InputError(path, None, None, f"a folder with no *.jsonl files ({param} names a JSONL file of "
+                                           "Decision records or a folder of them)")
     out: list[Decision] = []
     seen = set(taken)
     for file in files:

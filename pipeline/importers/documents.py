@@ -122,7 +122,7 @@ def load_documents(cfg: DocumentsImportParams, root: Path, taken: set[str]) -> l
     if not path.exists():
         raise InputError(path, None, None, f"not found ({PARAM}.path)")
     if cfg.format == "records":
-        return load_records(path, taken)
+        return load_records(path, taken, f"{PARAM}.path")
     check_mapping(cfg)
     out: list[Decision] = []
     seen: dict[str, str] = {}

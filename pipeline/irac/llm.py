@@ -19,6 +19,7 @@ from pipeline.backends.base import Generator, Request, Response, generator_slug
 from pipeline.irac.prompts import (
     GRADES,
     MARKER,
+    MARKERS,
     MODES,
     TASKS,
     analysis_prompt,
@@ -33,7 +34,8 @@ from pipeline.text import stable_hash
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
 # The marker at the start of a line, as models tend to write it: any case, optional markdown around it
 # (a mid-sentence "final answer:" inside the steps is not a marker).
-_MARKER = re.compile(r"^[ \t*_#>]*" + re.escape(MARKER.rstrip(":")) + r"[ \t]*:[*_ \t]*", re.I | re.M)
+_MARKER = re.compile(r"^[ \t*_#>]*(?:" + "|".join(re.escape(m.rstrip(":：")) for m in MARKERS) + r")[ \t]*[:：][*_ \t]*",
+                     re.I | re.M)
 _REASON_CHARS = 500
 
 
@@ -138,13 +140,14 @@ def _ask(
     generator: Generator,
     decoding: Any,
     seeds: Sequence[int],
+    languages: Sequence[str],
     build: Callable[[int, str | None], str],
     parse: Callable[[int, Response], Any],
     max_retries: int,
     who: str,
 ) -> tuple[dict[int, Any], list[_Trace]]:
-    """Ask every item (index into seeds) until its reply parses, at most 1 + max_retries times.
-    Returns the parsed value of each valid item and the trace of every item."""
+    """Ask every item (index into seeds) until its reply parses, at most 1 + max_retries times; a retry
+    note is worded in the item's language (`languages`, parallel to seeds). Returns the parsed value of each valid item and the trace of every item."""
     traces = [_Trace() for _ in seeds]
     done: dict[int, Any] = {}
     pending = list(range(len(seeds)))
@@ -154,7 +157,7 @@ def _ask(
         requests = []
         for i in pending:
             trace = traces[i]
-            note = retry_note(trace.last_reply, trace.problem, trace.attempts) if trace.attempts else None
+            note = retry_note(trace.last_reply, trace.problem, trace.attempts, languages[i]) if trace.attempts else None
             requests.append(
                 Request(
                     prompt=build(i, note),
@@ -240,9 +243,8 @@ class ModelSystem:
             return fields
 
         seeds = [stable_hash(self.seed, "irac", i) % 2**31 for i in ids]
-        done, traces = _ask(
-            self.generator, self.decoding, seeds, build, parse, self.max_retries, self.name
-        )
+        languages = [d.language for d in decisions]
+        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name)
         outputs = []
         for i, d in enumerate(decisions):
             trace = traces[i]
@@ -309,7 +311,8 @@ class Grader:
             return grade
 
         seeds = [stable_hash(self.seed, "irac-grade", o.id) % 2**31 for o in todo]
-        done, traces = _ask(self.generator, self.decoding, seeds, build, parse, self.max_retries, self.name)
+        languages = [decisions_by_id[o.decision_id].language for o in todo]
+        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name)
         graded: dict[str, IracGrade] = {}
         for i, o in enumerate(todo):
             if i in done:

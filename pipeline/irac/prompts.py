@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from pipeline.irac.schema import FieldSpec
 from pipeline.records import Decision
@@ -17,9 +18,6 @@ from pipeline.records import Decision
 MODES = ("standard", "expert_steps", "self_steps")
 TASKS = ("fields", "analysis")
 GRADES = ("A", "B", "C")
-
-# The line a self_steps reply puts between its own steps and its answer.
-MARKER = "FINAL ANSWER:"
 
 # The reasoning steps a practitioner in each area would work through, in order.
 EXPERT_STEPS: dict[str, tuple[str, ...]] = {
@@ -64,42 +62,172 @@ GENERIC_STEPS: tuple[str, ...] = (
     "State the outcome and every order made, with the qualifications attached to each.",
 )
 
-_FIELDS_TASK = (
-    "You are reading a court or tribunal decision in order to record its key particulars.\n"
-    "For every field listed under FIELDS, give the value the decision states. Copy each value exactly as "
-    "the decision writes it: the same date format, currency and figures, the same spelling of names, the "
-    "same language. Use null for a field the decision does not state; do not guess."
-)
-_FIELDS_FORMAT = (
-    "The answer is one JSON object whose keys are the field names listed and whose values are strings "
-    "or null, for example {{{example}}}."
-)
-_ANALYSIS_TASK = (
-    "You are a lawyer writing the legal analysis of the decision below in IRAC form:\n"
-    "- Issue: the question the court or tribunal had to decide;\n"
-    "- Rule: the governing rule with its conditions and exceptions;\n"
-    "- Application: how the rule applies to the facts, with the dates, amounts and figures that matter;\n"
-    "- Conclusion: the outcome and the orders made.\n"
-    "Write plain prose (no JSON, no tables), and rely only on what the decision says."
-)
-_GRADE_TASK = (
-    "You are a senior lawyer grading a legal analysis of a court or tribunal decision.\n"
-    "Grades:\n"
-    "A - complete and rigorous: it identifies the issue, states the correct rule with its conditions and "
-    "exceptions, applies it to the facts with the figures that matter and reaches the right conclusion "
-    "and orders.\n"
-    "B - reasonable but with gaps: the law and the outcome are right in substance, but a condition, "
-    "exception, key figure or order is missing, or the reasoning is thin.\n"
-    "C - disorganised or wrong law: the wrong rule, a wrong outcome, serious factual errors, or no "
-    "discernible structure."
-)
-_GRADE_FORMAT = (
-    'Reply with one JSON object and nothing else: {"grade": "<A, B or C>", "reason": "<one sentence>"}'
+# A Chinese checklist follows Chinese law: the CSRC's insider-dealing decisions under the Securities Law
+# (证券法), not the Hong Kong ordinance the English synthetic cases apply.
+EXPERT_STEPS_ZH: dict[str, tuple[str, ...]] = {
+    "insider_trading": (
+        "确认当事人、涉及的上市公司和证券，以及交易发生的期间。",
+        "确认内幕信息的内容、形成时间和公开时间，即内幕信息敏感期。",
+        "确认当事人是否为内幕信息知情人或非法获取内幕信息的人，以及其获知信息的途径。",
+        "确认交易行为：买入或卖出的股票数量、交易金额，以及违法所得或避免的损失。",
+        "确认适用的法律条文（如《证券法》关于禁止内幕交易及其法律责任的条款）及其构成要件。",
+        "写明处罚决定：没收违法所得的金额、罚款金额及其与违法所得的倍数关系，以及作出处罚的理由。",
+    ),
+}
+GENERIC_STEPS_ZH: tuple[str, ...] = (
+    "确认当事人、作出决定的机关或法院，以及决定的日期。",
+    "写明需要判断的争议问题。",
+    "写明适用的规则（法律条文、合同条款或先例）及其条件和例外。",
+    "将规则适用于认定的事实，写明关键的日期、金额和数字。",
+    "写明结论和作出的每一项决定，以及各项决定附带的条件。",
 )
 
 
-def expert_steps(case_type: str) -> tuple[str, ...]:
-    """The checklist for a case type; the generic one for any other case type."""
+@dataclass(frozen=True)
+class Wording:
+    """Every sentence of the IRAC prompts in one language; a decision's language picks its wording."""
+
+    fields_task: str
+    fields_format: str  # holds {example}
+    analysis_task: str
+    grade_task: str
+    grade_format: str
+    decision_head: str
+    fields_head: str
+    field_line: str  # holds {name}, {type}, {description}
+    value_placeholder: str
+    party_line: str  # holds {party}
+    json_only: str
+    expert_head: str
+    expert_fields_how: str
+    expert_analysis_how: str
+    self_steps: str  # holds {marker} and {what}
+    what_fields: str
+    what_analysis: str
+    key_points_head: str
+    analysis_head: str
+    retry: str  # holds {attempt}, {problem}, {reply}
+    marker: str
+
+
+WORDINGS = {
+    "en": Wording(
+        fields_task=(
+            "You are reading a court or tribunal decision in order to record its key particulars.\n"
+            "For every field listed under FIELDS, give the value the decision states. Copy each value exactly as "
+            "the decision writes it: the same date format, currency and figures, the same spelling of names, the "
+            "same language. Use null for a field the decision does not state; do not guess."
+        ),
+        fields_format=(
+            "The answer is one JSON object whose keys are the field names listed and whose values are strings "
+            "or null, for example {{{example}}}."
+        ),
+        analysis_task=(
+            "You are a lawyer writing the legal analysis of the decision below in IRAC form:\n"
+            "- Issue: the question the court or tribunal had to decide;\n"
+            "- Rule: the governing rule with its conditions and exceptions;\n"
+            "- Application: how the rule applies to the facts, with the dates, amounts and figures that matter;\n"
+            "- Conclusion: the outcome and the orders made.\n"
+            "Write plain prose (no JSON, no tables), and rely only on what the decision says."
+        ),
+        grade_task=(
+            "You are a senior lawyer grading a legal analysis of a court or tribunal decision.\n"
+            "Grades:\n"
+            "A - complete and rigorous: it identifies the issue, states the correct rule with its conditions and "
+            "exceptions, applies it to the facts with the figures that matter and reaches the right conclusion "
+            "and orders.\n"
+            "B - reasonable but with gaps: the law and the outcome are right in substance, but a condition, "
+            "exception, key figure or order is missing, or the reasoning is thin.\n"
+            "C - disorganised or wrong law: the wrong rule, a wrong outcome, serious factual errors, or no "
+            "discernible structure."
+        ),
+        grade_format='Reply with one JSON object and nothing else: {"grade": "<A, B or C>", "reason": "<one sentence>"}',
+        decision_head="DECISION:\n",
+        fields_head="FIELDS:\n",
+        field_line="- {name} ({type}): {description}",
+        value_placeholder='"<value as written>"',
+        party_line="PARTY: give the values that concern {party} only.",
+        json_only="Reply with the JSON object and nothing else.",
+        expert_head="REASONING STEPS (from a legal expert):\n",
+        expert_fields_how="Use these steps to find each value; they are for your own use, so reply with the JSON object only.",
+        expert_analysis_how="Organise your analysis along these steps.",
+        self_steps=(
+            "Before answering, write your own numbered list of the reasoning steps a careful lawyer would "
+            "take on this decision, and work through them briefly. Then write a line holding only "
+            "{marker} and, after it, {what} and nothing else. Only the text after the last {marker} "
+            "line is read."
+        ),
+        what_fields="the JSON object",
+        what_analysis="your analysis",
+        key_points_head="KEY POINTS a complete analysis of this decision covers:\n",
+        analysis_head="ANALYSIS TO GRADE:\n",
+        retry=(
+            "Your previous reply (attempt {attempt}) could not be used ({problem}). It began: {reply}. "
+            "Answer again, following the required format exactly."
+        ),
+        marker="FINAL ANSWER:",
+    ),
+    "zh": Wording(
+        fields_task=(
+            "你正在阅读一份行政处罚决定书或裁判文书，需要记录其中的关键事项。\n"
+            "对【字段】中列出的每个字段，给出文书所写的值。请按文书的原样抄录：日期格式、货币和数字、"
+            "人名写法以及语言都与原文一致。文书没有写明的字段填 null，不要猜测。"
+        ),
+        fields_format="答案是一个 JSON 对象，键为列出的字段名，值为字符串或 null，例如 {{{example}}}。",
+        analysis_task=(
+            "你是一名律师，请按 IRAC 结构撰写下列文书的法律分析：\n"
+            "- 争议问题：机关或法院需要判断的问题；\n"
+            "- 规则：适用的法律规则及其条件和例外；\n"
+            "- 适用：规则如何适用于本案事实，写明关键的日期、金额和数字；\n"
+            "- 结论：处理结果和作出的决定。\n"
+            "请用中文写成连贯的段落（不要用 JSON 或表格），只依据文书的内容。"
+        ),
+        grade_task=(
+            "你是一名资深律师，正在为一份关于行政处罚决定书或裁判文书的法律分析评定等级。\n"
+            "等级：\n"
+            "A - 完整严谨：指出了争议问题，写明了正确的规则及其条件和例外，结合关键数字将规则适用于事实，"
+            "并得出正确的结论和决定。\n"
+            "B - 大体合理但有缺漏：法律和结果在实质上正确，但遗漏了某个条件、例外、关键数字或决定，"
+            "或者论证单薄。\n"
+            "C - 条理混乱或法律错误：适用了错误的规则、结果错误、有严重的事实错误，或者看不出结构。"
+        ),
+        grade_format='只回复一个 JSON 对象，不要写其他内容：{"grade": "<A、B 或 C>", "reason": "<一句话理由>"}',
+        decision_head="【文书】\n",
+        fields_head="【字段】\n",
+        field_line="- {name}（{type}）：{description}",
+        value_placeholder='"<按原文抄录的值>"',
+        party_line="【当事人】只给出与{party}有关的值。",
+        json_only="只回复该 JSON 对象，不要写其他内容。",
+        expert_head="【推理步骤】（由法律专家提供）\n",
+        expert_fields_how="请按这些步骤找出每个值；步骤只供你自己使用，回复中只写 JSON 对象。",
+        expert_analysis_how="请按这些步骤组织你的分析。",
+        self_steps=(
+            "作答之前，先写出一位细心的律师处理这份文书时会采取的推理步骤（编号列出），并逐一简要推演。"
+            "然后另起一行，只写“{marker}”，在它之后写{what}，不要写其他内容。只有最后一个“{marker}”"
+            "之后的文字会被读取。"
+        ),
+        what_fields="JSON 对象",
+        what_analysis="你的分析",
+        key_points_head="【要点】一份完整的分析应当涵盖以下要点：\n",
+        analysis_head="【待评分析】\n",
+        retry="你的上一次回复（第 {attempt} 次）无法使用（{problem}）。其开头为：{reply}。请严格按照要求的格式重新回答。",
+        marker="最终答案：",
+    ),
+}
+# The line a self_steps reply puts between its own steps and its answer (English wording; the parser
+# accepts the marker of every language).
+MARKER = WORDINGS["en"].marker
+MARKERS = tuple(w.marker for w in WORDINGS.values())
+
+
+def wording(decision: Decision) -> Wording:
+    return WORDINGS[decision.language]
+
+
+def expert_steps(case_type: str, lang: str = "en") -> tuple[str, ...]:
+    """The checklist for a case type in a language; the generic one for any other case type."""
+    if lang == "zh":
+        return EXPERT_STEPS_ZH.get(case_type, GENERIC_STEPS_ZH)
     return EXPERT_STEPS.get(case_type, GENERIC_STEPS)
 
 
@@ -108,33 +236,18 @@ def _numbered(steps: Sequence[str]) -> str:
 
 
 def _decision_block(decision: Decision) -> str:
-    return f"DECISION:\n{decision.text.strip()}"
-
-
-def _language_line(decision: Decision) -> str:
-    if decision.language == "zh":
-        return "The decision is written in Chinese: write your answer in Chinese."
-    return ""
+    return f"{wording(decision).decision_head}{decision.text.strip()}"
 
 
 def _mode_block(mode: str, decision: Decision, task: str) -> str:
-    what = "the JSON object" if task == "fields" else "your analysis"
+    w = wording(decision)
     if mode == "standard":
-        return "Reply with the JSON object and nothing else." if task == "fields" else ""
+        return w.json_only if task == "fields" else ""
     if mode == "expert_steps":
-        how = (
-            "Use these steps to find each value; they are for your own use, so reply with the JSON object only."
-            if task == "fields"
-            else "Organise your analysis along these steps."
-        )
-        return f"REASONING STEPS (from a legal expert):\n{_numbered(expert_steps(decision.case_type))}\n{how}"
+        how = w.expert_fields_how if task == "fields" else w.expert_analysis_how
+        return f"{w.expert_head}{_numbered(expert_steps(decision.case_type, decision.language))}\n{how}"
     if mode == "self_steps":
-        return (
-            "Before answering, write your own numbered list of the reasoning steps a careful lawyer would "
-            "take on this decision, and work through them briefly. Then write a line holding only "
-            f"{MARKER} and, after it, {what} and nothing else. Only the text after the last {MARKER} "
-            "line is read."
-        )
+        return w.self_steps.format(marker=w.marker, what=w.what_fields if task == "fields" else w.what_analysis)
     raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
 
 
@@ -149,17 +262,17 @@ def fields_prompt(
     (for one named party when the decision concerns several)."""
     if not specs:
         raise ValueError(f"decision {decision.id}: no fields to ask for (case type {decision.case_type!r})")
-    listing = "\n".join(f"- {s.name} ({s.type}): {s.description}" for s in specs)
+    w = wording(decision)
+    listing = "\n".join(w.field_line.format(name=s.name, type=s.type, description=s.description) for s in specs)
     # A shape to copy, not values: the first field as a placeholder string, the second as null.
-    example = ", ".join(f'"{s.name}": {v}' for s, v in zip(specs[:2], ('"<value as written>"', "null"), strict=False))
+    example = ", ".join(f'"{s.name}": {v}' for s, v in zip(specs[:2], (w.value_placeholder, "null"), strict=False))
     return _join(
         [
-            _FIELDS_TASK,
-            _language_line(decision),
+            w.fields_task,
             _decision_block(decision),
-            f"FIELDS:\n{listing}",
-            f"PARTY: give the values that concern {party} only." if party else "",
-            _FIELDS_FORMAT.format(example=example),
+            f"{w.fields_head}{listing}",
+            w.party_line.format(party=party) if party else "",
+            w.fields_format.format(example=example),
             _mode_block(mode, decision, "fields"),
             note or "",
         ]
@@ -168,15 +281,8 @@ def fields_prompt(
 
 def analysis_prompt(decision: Decision, mode: str, note: str | None = None) -> str:
     """Task 2: the legal analysis in IRAC form, plain prose."""
-    return _join(
-        [
-            _ANALYSIS_TASK,
-            _language_line(decision),
-            _decision_block(decision),
-            _mode_block(mode, decision, "analysis"),
-            note or "",
-        ]
-    )
+    return _join([wording(decision).analysis_task, _decision_block(decision), _mode_block(mode, decision, "analysis"),
+                  note or ""])
 
 
 def grader_prompt(
@@ -190,20 +296,13 @@ def grader_prompt(
     and the orders needed to spot wrong law, and they are a fraction of the text's length, which keeps
     a small judge model within its context. A decision without annotated fields falls back to its text.
     """
+    w = wording(decision)
     if decision.fields:
         points = _key_points(decision.fields, {s.name: s.description for s in specs})
-        reference = f"KEY POINTS a complete analysis of this decision covers:\n{points}"
+        reference = f"{w.key_points_head}{points}"
     else:
         reference = _decision_block(decision)
-    return _join(
-        [
-            _GRADE_TASK,
-            reference,
-            f"ANALYSIS TO GRADE:\n{analysis.strip()}",
-            _GRADE_FORMAT,
-            note or "",
-        ]
-    )
+    return _join([w.grade_task, reference, f"{w.analysis_head}{analysis.strip()}", w.grade_format, note or ""])
 
 
 _IRAC_ORDER = ("issue", "rule", "application", "conclusion")
@@ -215,13 +314,10 @@ def _key_points(fields: Mapping[str, str], descriptions: Mapping[str, str]) -> s
     return "\n".join(f"- {descriptions.get(n, n.replace('_', ' '))}: {fields[n]}" for n in names)
 
 
-def retry_note(reply: str, problem: str, attempt: int) -> str:
+def retry_note(reply: str, problem: str, attempt: int, lang: str = "en") -> str:
     """Appended to the prompt after invalid reply number `attempt` (1-based). The changed prompt keeps a
     cached deterministic backend from returning the same reply again; the attempt number keeps two
     retries that failed the same way (e.g. two empty replies) from sharing one prompt, and so one
     cache entry."""
-    return (
-        f"Your previous reply (attempt {attempt}) could not be used ({problem}). It began: "
-        + json.dumps(reply[:200], ensure_ascii=False)
-        + ". Answer again, following the required format exactly."
-    )
+    return WORDINGS[lang].retry.format(attempt=attempt, problem=problem,
+                                       reply=json.dumps(reply[:200], ensure_ascii=False))

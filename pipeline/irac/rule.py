@@ -105,11 +105,13 @@ class _Reader:
 
     def ranked(self, cue_text: str) -> list[tuple[float, int]]:
         """(score, sentence index) best first; a cue in the sentence counts fully, in its heading half."""
-        cues = set(tokenize(cue_text))
+        # Cues in text order, not set order: string hashing differs between processes, and a float sum in
+        # another order can differ in its last bit, enough to flip a tie between two sentences.
+        cues = list(dict.fromkeys(tokenize(cue_text)))
         scored = []
         for i, s in enumerate(self.sentences):
-            score = sum(self._idf.get(c, 0.0) for c in cues & s.tokens)
-            score += 0.5 * sum(self._idf.get(c, 1.0) for c in cues & s.heading_tokens)
+            score = sum(self._idf.get(c, 0.0) for c in cues if c in s.tokens)
+            score += 0.5 * sum(self._idf.get(c, 1.0) for c in cues if c in s.heading_tokens)
             if score > 0:
                 scored.append((score, i))
         scored.sort(key=lambda x: (-x[0], x[1]))

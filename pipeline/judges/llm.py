@@ -14,28 +14,86 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.backends.base import Generator, Request
-from pipeline.judges.base import DIMENSIONS, JudgeItem
+from pipeline.judges.base import DIMENSIONS, JudgeItem, item_language
 from pipeline.prompts import render_passages
 from pipeline.records import Label
 
+# What each dimension asks, per language (a record's language picks its wording, as for the answer
+# prompt); the labels themselves are the schema's values and stay as they are in every language.
 _QUESTIONS = {
-    "behaviour": (
-        "Classify the RESPONSE's behaviour. attempted: it gives an answer (even if it also says the "
-        "passages are insufficient). abstained: it only declines or says the information is missing. "
-        "unusable: empty, unreadable or degenerate (e.g. repeated tokens)."
+    "en": {
+        "behaviour": (
+            "Classify the RESPONSE's behaviour. attempted: it gives an answer (even if it also says the "
+            "passages are insufficient). abstained: it only declines or says the information is missing. "
+            "unusable: empty, unreadable or degenerate (e.g. repeated tokens)."
+        ),
+        "faithfulness": (
+            "Judge the RESPONSE only against the PASSAGES shown. fully_supported: every claim is supported. "
+            "partially_supported: the main conclusion is supported but a secondary claim is not. "
+            "unsupported: the main conclusion is not supported. contradicted: the passages say otherwise."
+        ),
+        "correctness": (
+            "Compare the RESPONSE with the REFERENCE answer. correct: same bottom line (facts, amounts, "
+            "yes/no). incorrect: a different or missing bottom line."
+        ),
+        "completeness": (
+            "Compare the RESPONSE with the REFERENCE answer. complete: it states the essential rule, "
+            "conditions, exceptions and qualifications. incomplete: it misses any of them."
+        ),
+    },
+    "zh": {
+        "behaviour": (
+            "判断【回答】的行为。attempted：给出了答案（即使同时说明段落信息不足）。abstained：只是拒绝回答，"
+            "或只说明信息不足。unusable：空白、无法阅读或内容失常（例如同一词语反复出现）。"
+        ),
+        "faithfulness": (
+            "只依据下面给出的【段落】判断【回答】。fully_supported：每一项陈述都有段落依据。"
+            "partially_supported：主要结论有依据，但某项次要陈述没有。unsupported：主要结论没有依据。"
+            "contradicted：段落的内容与回答相反。"
+        ),
+        "correctness": (
+            "将【回答】与【参考答案】比较。correct：结论相同（事实、金额、是或否）。"
+            "incorrect：结论不同或没有给出结论。"
+        ),
+        "completeness": (
+            "将【回答】与【参考答案】比较。complete：写明了关键规则、条件、例外和限定。"
+            "incomplete：遗漏了其中任何一项。"
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The scaffolding around a dimension's question, in one language."""
+
+    intro: str
+    passages: str
+    question: str
+    reference: str
+    response: str
+    reply: str  # holds {labels}
+    retry: str  # holds {attempt} and {reply}
+
+
+_FRAMES = {
+    "en": _Frame(
+        "You are grading an answer to a legal question.",
+        "PASSAGES:\n",
+        "QUESTION: ",
+        "REFERENCE: ",
+        "RESPONSE: ",
+        'Reply with one JSON object and nothing else: {{"label": "<one of: {labels}>", "reason": "<one sentence>"}}',
+        "Attempt {attempt}. Your previous reply was not a valid JSON object with an allowed label: {reply}",
     ),
-    "faithfulness": (
-        "Judge the RESPONSE only against the PASSAGES shown. fully_supported: every claim is supported. "
-        "partially_supported: the main conclusion is supported but a secondary claim is not. "
-        "unsupported: the main conclusion is not supported. contradicted: the passages say otherwise."
-    ),
-    "correctness": (
-        "Compare the RESPONSE with the REFERENCE answer. correct: same bottom line (facts, amounts, "
-        "yes/no). incorrect: a different or missing bottom line."
-    ),
-    "completeness": (
-        "Compare the RESPONSE with the REFERENCE answer. complete: it states the essential rule, "
-        "conditions, exceptions and qualifications. incomplete: it misses any of them."
+    "zh": _Frame(
+        "你正在评判一个法律问题的回答。",
+        "【段落】\n",
+        "【问题】",
+        "【参考答案】",
+        "【回答】",
+        '只回复一个 JSON 对象，不要写其他内容：{{"label": "<以下之一：{labels}>", "reason": "<一句话理由>"}}',
+        "第 {attempt} 次尝试。你上一次的回复不是带有允许标签的有效 JSON 对象：{reply}",
     ),
 }
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
@@ -105,26 +163,21 @@ class LLMJudge:
 
 
 def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = None, attempt: int = 0) -> str:
-    allowed = DIMENSIONS[dimension]
-    parts = [f"You are grading an answer to a legal question. {_QUESTIONS[dimension]}"]
+    """The prompt for one dimension of one item, worded in the item's language (item_language)."""
+    lang = item_language(item.qa)
+    frame = _FRAMES[lang]
+    parts = [f"{frame.intro}{'' if lang == 'zh' else ' '}{_QUESTIONS[lang][dimension]}"]
     if dimension == "faithfulness":
-        parts.append(f"PASSAGES:\n{render_passages(item.passages)}")
-    parts.append(f"QUESTION: {item.qa.question}")
+        parts.append(f"{frame.passages}{render_passages(item.passages)}")
+    parts.append(f"{frame.question}{item.qa.question}")
     if dimension in ("correctness", "completeness"):
-        parts.append(f"REFERENCE: {item.qa.answer}")
-    parts.append(f"RESPONSE: {item.candidate.text}")
-    parts.append(
-        'Reply with one JSON object and nothing else: {"label": "<one of: '
-        + ", ".join(allowed)
-        + '>", "reason": "<one sentence>"}'
-    )
+        parts.append(f"{frame.reference}{item.qa.answer}")
+    parts.append(f"{frame.response}{item.candidate.text}")
+    parts.append(frame.reply.format(labels=", ".join(DIMENSIONS[dimension])))
     if invalid_reply is not None:
         # A changed prompt keeps the response cache from answering a retry with the failed reply; the
         # attempt number keeps two identical failed replies from giving two identical retry prompts.
-        parts.append(
-            f"Attempt {attempt + 1}. Your previous reply was not a valid JSON object with an allowed label: "
-            + json.dumps(invalid_reply[:200], ensure_ascii=False)
-        )
+        parts.append(frame.retry.format(attempt=attempt + 1, reply=json.dumps(invalid_reply[:200], ensure_ascii=False)))
     return "\n\n".join(parts)
 
 

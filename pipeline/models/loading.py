@@ -8,6 +8,7 @@ unless the caller turns it on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -20,12 +21,30 @@ BASE_DIR = Path("models/base")
 META = "meta.json"
 
 
+class ModelLoadError(OSError):
+    """A model or adapter that cannot be read: missing or unreadable files, a corrupt config or weights."""
+
+
+@contextlib.contextmanager
+def _reading(what: str, where: str | Path):
+    """Turn the many ways a model folder fails to load (OSError, a ValueError about the config, a
+    SafetensorError) into one ModelLoadError naming the folder, so the stage can say it in one line."""
+    from safetensors import SafetensorError
+
+    try:
+        yield
+    except (OSError, ValueError, SafetensorError) as exc:
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise ModelLoadError(f"{where}: cannot load the {what}: {first.strip()}") from exc
+
+
 def base_info(path: str | Path = BASE_DIR) -> dict[str, Any]:
     """The base model's meta.json (what it is, how it was made)."""
     meta = Path(path) / META
     if not meta.exists():
         raise FileNotFoundError(f"{meta}: not found (run the pretrain stage first)")
-    return json.loads(meta.read_text(encoding="utf-8"))
+    with _reading("base model's meta.json", meta):
+        return json.loads(meta.read_text(encoding="utf-8"))
 
 
 def _source(path: str | Path) -> tuple[str, str | None, bool]:
@@ -51,10 +70,12 @@ def load_base(path: str | Path = BASE_DIR, dtype: torch.dtype | str | None = Non
     if dtype is None:
         dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
     common = {"revision": revision, "local_files_only": local, "trust_remote_code": trust_remote_code}
-    tokenizer = AutoTokenizer.from_pretrained(source, **common)
+    with _reading("tokenizer", source):
+        tokenizer = AutoTokenizer.from_pretrained(source, **common)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, use_safetensors=True, **common)
+    with _reading("model", source):
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, use_safetensors=True, **common)
     model.to(device)
     model.eval()
     return model, tokenizer
@@ -73,11 +94,13 @@ def load_with_adapter(base: PreTrainedModel, adapter_dir: str | Path, name: str 
     name = name or Path(adapter_dir).name
     if isinstance(base, PeftModel):
         if name not in base.peft_config:
-            base.load_adapter(str(adapter_dir), adapter_name=name, is_trainable=trainable)
+            with _reading("adapter", adapter_dir):
+                base.load_adapter(str(adapter_dir), adapter_name=name, is_trainable=trainable)
         base.set_adapter(name)
         model = base
     else:
-        model = PeftModel.from_pretrained(base, str(adapter_dir), adapter_name=name, is_trainable=trainable)
+        with _reading("adapter", adapter_dir):
+            model = PeftModel.from_pretrained(base, str(adapter_dir), adapter_name=name, is_trainable=trainable)
     if not trainable:
         model.eval()
     return model

@@ -233,9 +233,9 @@ def render(res: dict[str, Any], models: Sequence[str], header: Sequence[str], ct
     runs = ctx.get("runs") or {}
     rows = [[f"`{name}`", m.get("counts", {}).get("pairs_in", "?"), m.get("counts", {}).get("capped", 0),
              m.get("counts", {}).get("pairs_used", "?"), m.get("counts", {}).get("refit", 0),
-             m.get("counts", {}).get("dropped", 0), m.get("steps", "?"), num(m.get("final_loss"), 4),
-             num(m.get("wall_time_s"), 1)] for name, m in sorted(runs.items())]
-    out += [table(["run", "train pairs", "capped", "used", "fitted", "left out", "steps", "final loss", "wall s"],
+             m.get("counts", {}).get("dropped", 0), m.get("steps", "?"), num(m.get("final_loss"), 4)]
+            for name, m in sorted(runs.items())]
+    out += [table(["run", "train pairs", "capped", "used", "fitted", "left out", "steps", "final loss"],
                   rows) if rows else "No adapters were trained.", ""]
 
     out += ["## Figures", "", "![accuracy](figures/accuracy.png)", "", "![per dimension](figures/dimensions.png)",

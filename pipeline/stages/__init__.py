@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,22 +19,95 @@ def start(
 
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--params", default=str(params_mod.DEFAULT_PATH))
+    parser.add_argument("--debug", action="store_true", help=f"show the traceback of a failure (or {DEBUG}=1)")
     if add_arguments is not None:
         add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.debug:
+        os.environ[DEBUG] = "1"
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    quiet_library_warnings()
     return args, params_mod.load(args.params)
 
 
-def run(main: Callable[..., None]) -> None:
-    """Run a stage's main; bad input or params end it with their one-line message, not a traceback."""
-    from pipeline.io import InputError
-    from pipeline.params import ParamsError
+# Warnings a user can do nothing about: TRL and PEFT call transformers APIs that transformers has renamed
+# (gradient_checkpointing -> activation_checkpointing). They would print on every train and score run.
+_NOT_ACTIONABLE = (r"`(is_)?gradient_checkpointing` is deprecated",)
 
+
+def quiet_library_warnings() -> None:
+    import warnings
+
+    for message in _NOT_ACTIONABLE:
+        warnings.filterwarnings("ignore", message=message, category=FutureWarning)
+
+
+# Set to 1 (or pass --debug) to see the full traceback of a failure a stage reports in one line.
+DEBUG = "LRP_DEBUG"
+
+# What to lower when a stage runs out of memory.
+_MEMORY_HINTS = {
+    "train": "lower train.batch_size (raise train.grad_accum to keep the effective batch) or train.max_length",
+    "score": "lower score.batch_tokens or score.max_length",
+    "pretrain": "lower pretrain.batch_size or pretrain.seq_len",
+    "contexts": "lower contexts.embed_batch_size",
+    "generate": "lower generate.batch_size or generate.decoding.max_new_tokens",
+    "judge": "lower generate.batch_size or judge.decoding.max_new_tokens",
+    "augment": "lower generate.batch_size or augment.max_new_tokens",
+    "irac": "lower generate.batch_size or irac.decoding.max_new_tokens",
+}
+_TRACEBACK = f" [{DEBUG}=1 shows the traceback]"
+# Failures whose message already names the place (file, line and field; dotted key; model and pair).
+_SAYS_WHAT_TO_DO = (("pipeline.io", "InputError"), ("pipeline.params", "ParamsError"),
+                    ("pipeline.io", "NonFiniteError"))
+
+
+def run(main: Callable[..., None]) -> None:
+    """Run a stage's main. An expected failure (bad input or params, a non-finite result, an endpoint
+    that fails, no memory, an unreadable model or file) ends it with one line that says what to do, and
+    exit status 1; anything else is a bug and keeps its traceback, as does every failure under --debug
+    or LRP_DEBUG=1."""
+    # Under `python -m` the module is "__main__"; its spec still has the real name.
+    module = getattr(main.__globals__.get("__spec__"), "name", None) or main.__module__
+    stage = module.rsplit(".", 1)[-1]
     try:
         main()
-    except (InputError, ParamsError) as exc:
-        # Under `python -m` the module is "__main__"; its spec still has the real name.
-        module = getattr(main.__globals__.get("__spec__"), "name", None) or main.__module__
-        stage = module.rsplit(".", 1)[-1]
-        sys.exit(f"{stage}: error: {exc}")
+    except Exception as exc:
+        message = explain(exc, stage)
+        if message is None or os.environ.get(DEBUG) == "1":
+            raise
+        sys.exit(f"{stage}: error: {' '.join(message.split())}")
+
+
+def explain(exc: Exception, stage: str) -> str | None:
+    """The one-line message for an expected failure of `stage`, or None for a bug."""
+    if any(_is(exc, module, name) for module, name in _SAYS_WHAT_TO_DO):
+        return str(exc)
+    if _is(exc, "pipeline.backends.base", "BackendError"):
+        return (f"{exc}: check that the server is up and its URL and model in params are right "
+                f"(generate.panel, judge.judges, augment.rewriter, irac.systems){_TRACEBACK}")
+    if _out_of_memory(exc):
+        first = next(iter(str(exc).splitlines()), "") or type(exc).__name__
+        hint = _MEMORY_HINTS.get(stage, "use smaller batches or a smaller model")
+        return f"out of memory ({first[:200]}): {hint}{_TRACEBACK}"
+    if _is(exc, "pipeline.models.loading", "ModelLoadError"):
+        return (f"{exc}: re-run the stage that writes it (pretrain, train) or check pretrain.base_model and "
+                f"that its files are readable{_TRACEBACK}")
+    if isinstance(exc, OSError):
+        return f"{exc} (check the path, its permissions and the free disk space){_TRACEBACK}"
+    return None
+
+
+def _is(exc: Exception, module: str, name: str) -> bool:
+    """isinstance(exc, module.name), without importing the module (torch, transformers and scipy take
+    seconds to load): an exception of a class whose module was never loaded cannot be one."""
+    cls = getattr(sys.modules.get(module), name, None)
+    return cls is not None and isinstance(exc, cls)
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    if isinstance(exc, MemoryError) or _is(exc, "torch.cuda", "OutOfMemoryError"):
+        return True
+    # The CPU allocator and some CUDA paths raise a plain RuntimeError.
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)

@@ -1,4 +1,5 @@
-"""Stage `data_report`: what the data lineage produced -> reports/data.md and reports/data_metrics.json.
+"""Stage `data_report`: what the data lineage produced -> reports/data.md, reports/data_details.json (every
+number) and reports/data_metrics.json (the headline numbers `dvc metrics` lists).
 
 Corpus statistics, answer quality by variant and generator, pair counts, length by transition before
 and after augmentation, judge agreement and robustness, unparseable labels; and by question language:
@@ -295,7 +296,7 @@ def render(m: dict[str, Any], params: Params) -> str:
     out += [
         "Not paired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items())) + ".",
         "",
-        "## Length by transition (tokens, before -> after augmentation)",
+        "## Length by transition (count_tokens units: words and marks in English, characters in Chinese; before -> after augmentation)",
         "",
         table(
             [
@@ -377,6 +378,19 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+def headline_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+    """Pairs per split, judge agreement (kappa) per dimension and gold recall@10 per language and
+    retriever: the dozen numbers a study compares across experiments."""
+    counts = metrics.get("pairs", {}).get("counts", {})
+    return {
+        "pairs": {split: counts[split]["total"] for split in SPLITS if split in counts},
+        "kappa": {dim: round(a["kappa"], 4) for dim, a in sorted(metrics.get("agreement", {}).items())
+                  if isinstance(a, dict) and isinstance(a.get("kappa"), float)},
+        "recall_at_10": {lang: {k: round(v, 4) for k, v in r.items() if k in ("bm25", "dense") and v is not None}
+                         for lang, r in sorted(metrics.get("by_language", {}).get("recall_at_10", {}).items())},
+    }
+
+
 def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params,
                   augment_meta: dict | None = None, embeddings: Path | None = None) -> dict:
     from pipeline.preferences import assign_splits
@@ -427,7 +441,8 @@ def main(argv: list[str] | None = None) -> None:
     meta_path = PROCESSED / "pairs_aug" / "meta.json"
     augment_meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
     metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta, EMBEDDINGS))
-    write_json(REPORTS / "data_metrics.json", metrics)
+    write_json(REPORTS / "data_details.json", metrics)
+    write_json(REPORTS / "data_metrics.json", headline_metrics(metrics))
     write_text(REPORTS / "data.md", render(metrics, params) + "\n")
     print(
         f"data_report: {len(pairs)} pairs, {metrics['pairs']['augmented']} rewritten, "

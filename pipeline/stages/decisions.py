@@ -46,7 +46,9 @@ def build(p: params_mod.Params, root: Path = Path(".")) -> list[Decision]:
         log.info("imported %d decisions (%s) from %s", len(mapped), cfg.documents.format, cfg.documents.path)
         decisions += mapped
     if not decisions:
-        raise ValueError("decisions: no decisions (synthetic is false and nothing imported)")
+        # The params loader already refuses a run that makes and imports nothing; here imports came back empty.
+        raise ValueError("no decisions: the imported files (decisions.import_path, decisions.documents) hold "
+                         "none and no synthetic decisions are made")
     return decisions
 
 
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         decisions = build(p)
     except (InputError, params_mod.ParamsError, ValueError) as exc:
         # One line naming file, line and field; the previous output stays as it was.
-        sys.exit(f"decisions: {exc}")
+        sys.exit(f"decisions: error: {exc}")
     write_records(args.out, decisions)
     by_type: dict[str, int] = {}
     for d in decisions:

@@ -1,12 +1,14 @@
 """Stage `generate`: every panel generator answers every context (data/interim/candidates.jsonl).
 
 Calls go through the response cache (data/cache/generate/), so a restarted stage re-uses what it
-already has and makes no repeated calls.
+already has and makes no repeated calls. A run killed while writing its output leaves a temporary file
+beside it (pipeline/io.py atomic_file); the next run removes it before starting.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import logging
 import time
 from collections import Counter
@@ -28,6 +30,19 @@ from pipeline.stages import run, start
 from pipeline.text import stable_hash
 
 log = logging.getLogger("generate")
+
+
+def sweep_stale_temps(out: str | Path) -> list[Path]:
+    """Remove what killed writes of `out` left behind: atomic_file's `.<name>.<random>.tmp` files.
+    The stage is the only writer of its output (DVC locks the repo), so any such file is stale."""
+    out = Path(out)
+    stale = sorted(p for p in out.parent.glob(f".{glob.escape(out.name)}.*.tmp") if p.is_file())
+    for path in stale:
+        path.unlink(missing_ok=True)
+    if stale:
+        log.info("removed %d stale temporary file(s) of %s left by a killed run", len(stale), out.name)
+    return stale
+
 
 def build_requests(
     contexts: Sequence[Context],
@@ -98,6 +113,7 @@ def check_references(contexts: Sequence[Context], passages: dict, qas: dict, pat
 def main(argv: list[str] | None = None) -> None:
     args, params = start(__doc__, argv, _arguments)
     started = time.perf_counter()
+    sweep_stale_temps(args.out)
 
     cfg = params.generate
     passages = {p.id: p for p in read_records(args.passages, Passage)}

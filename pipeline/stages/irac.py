@@ -3,7 +3,8 @@
 Every system in irac.systems does task 1 (extract the fields) and task 2 (write the analysis) in every
 prompt mode; outputs are scored against the decisions' fields (field completeness, exact and semantic
 accuracy, overall accuracy, IRAC recall) and, when irac.judge names a model, graded A/B/C.
--> data/irac/outputs.jsonl, data/irac/grades.jsonl, reports/irac.md, reports/irac_metrics.json.
+-> data/irac/outputs.jsonl, data/irac/grades.jsonl, reports/irac.md, reports/irac_details.json (every metric)
+   and reports/irac_metrics.json (the headline numbers `dvc metrics` lists).
 Model calls go through a response cache (data/cache/irac/responses), so a restarted stage pays nothing twice.
 Each language's embedding model (irac.embedding_models, else irac.embedding_model) must cover it: the stage
 stops before any work when its tokenizer leaves too many tokens unknown (irac.max_unknown_token_rate).
@@ -68,6 +69,21 @@ def run_systems(decisions: list[Decision], params: Params, cache_dir: Path) -> l
     return outputs
 
 
+def headline_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+    """What `dvc metrics show` / `dvc exp show` list for IRAC: per system/mode, the fields' overall accuracy
+    and the analyses' IRAC recall (means); everything else is in irac_details.json."""
+    out: dict[str, Any] = {}
+    for key, m in sorted(metrics.get("fields", {}).items()):
+        out.setdefault(key, {})["fields_overall"] = _round4(m["overall_accuracy"]["mean"])
+    for key, m in sorted(metrics.get("analysis", {}).items()):
+        out.setdefault(key, {})["analysis_recall"] = _round4(m["recall"]["mean"])
+    return out
+
+
+def _round4(x: Any) -> Any:
+    return round(x, 4) if isinstance(x, float) else x
+
+
 def main(argv: list[str] | None = None) -> None:
     args, params = start(__doc__, argv, _arguments)
     began = time.perf_counter()
@@ -92,7 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     write_records(out / "outputs.jsonl", outputs)
     write_records(out / "grades.jsonl", grades)
     reports = Path(args.reports)
-    write_json(reports / "irac_metrics.json", metrics)
+    write_json(reports / "irac_details.json", metrics)
+    write_json(reports / "irac_metrics.json", headline_metrics(metrics))
     write_text(reports / "irac.md", render(metrics, params) + "\n")
     headline = "; ".join(
         f"{key}: completeness {_fmt(m['completeness']['mean'])}, overall {_fmt(m['overall_accuracy']['mean'])}"

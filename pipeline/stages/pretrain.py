@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 from transformers import GenerationConfig
 
-from pipeline.io import atomic_dir, read_records, write_json, write_text
+from pipeline.io import atomic_dir, read_records, write_json, write_run_log, write_text
 from pipeline.models.builtin import pretrain
 from pipeline.models.loading import META
 from pipeline.records import QA, Pair, Passage
@@ -81,8 +81,6 @@ def main(argv: list[str] | None = None) -> None:
         "steps": p.steps,
         "tokens_seen": p.steps * p.batch_size * p.seq_len,
         "final_loss": round(result.final_loss, 6),
-        "wall_time_s": round(wall, 2),
-        "torch_threads": torch.get_num_threads(),
     }
     with atomic_dir(out) as tmp:
         result.model.save_pretrained(tmp, safe_serialization=True)
@@ -95,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         ).save_pretrained(tmp)
         write_json(tmp / META, meta)
     write_text(CURVE, curve_csv(result.curve))
+    write_run_log("pretrain", {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads()})
     print(
         f"pretrain: {result.n_params / 1e6:.2f}M params, {p.steps} steps on {result.n_tokens} tokens, "
         f"final loss {result.final_loss:.3f}, {wall:.1f}s -> {out}"

@@ -1,4 +1,5 @@
-"""Stage `report`: reports/report.md, reports/metrics.json, reports/plots/*.csv and reports/figures/*.png.
+"""Stage `report`: reports/report.md, reports/metrics.json (headline numbers for `dvc metrics`),
+reports/report_details.json (every accuracy, interval and test), reports/plots/*.csv and reports/figures/*.png.
 
 Reads the Score records of every model (data/scores), the pairs (split, dimension, variant, texts for the
 passage-blind rule), the data report's length diagnostics, the adapters' train_meta.json (run identity
@@ -207,9 +208,9 @@ def spec8_deviations(t: params_mod.TrainParams) -> dict[str, tuple[Any, Any]]:
     return {k: (_get(t, k), _get(SPEC8, k)) for k in SPEC8_KEYS if _get(t, k) != _get(SPEC8, k)}
 
 
-def metrics_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
-    """Headline numbers for `dvc metrics`: accuracy with interval per system x corpus x scoring (main split);
-    the rules, the same under every scoring, once (under the main scoring)."""
+def details_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
+    """Every accuracy with its interval, n, delta and p, per system x corpus x scoring (main split); the
+    rules, the same under every scoring, once (under the main scoring)."""
     out: dict[str, Any] = {}
     for key, table in res["tables"].items():
         corpus, scoring = key.split("/")
@@ -218,6 +219,25 @@ def metrics_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
                 continue
             entry = {k: _round(row[k]) for k in ("accuracy", "low", "high", "n", "delta", "p") if k in row}
             out.setdefault(name, {}).setdefault(corpus, {})[scoring] = entry
+    return out
+
+
+def headline_json(details: dict[str, Any], main_scoring: str) -> dict[str, Any]:
+    """What `dvc metrics show` / `dvc exp show` list: per reward model and corpus, the accuracy under the
+    main scoring and its McNemar p against the base model; the base model's better raw scoring (sum or
+    mean, what an untrained model offers) and the passage-blind rule's accuracy. The rest is in
+    report_details.json."""
+    out: dict[str, Any] = {}
+    for name, by_corpus in sorted(details.items()):
+        for corpus, by_scoring in sorted(by_corpus.items()):
+            if name == "base":
+                raw = [by_scoring[s]["accuracy"] for s in ("sum", "mean") if s in by_scoring]
+                if raw:
+                    out.setdefault(name, {})[corpus] = {"accuracy": max(raw)}
+            elif name == "passage-blind" or name not in RULES:
+                row = by_scoring.get(main_scoring)
+                if row is not None:
+                    out.setdefault(name, {})[corpus] = {k: row[k] for k in ("accuracy", "p") if k in row}
     return out
 
 
@@ -258,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     runs, run_meta = load_runs(Path(args.adapters))
     res = analyse(scored, info, models, runs, rp)
     reports = Path(args.reports)
-    data_metrics_path = reports / "data_metrics.json"
+    data_metrics_path = reports / "data_details.json"
     data_metrics = json.loads(data_metrics_path.read_text(encoding="utf-8")) if data_metrics_path.exists() else {}
     base_meta = json.loads(BASE_META.read_text(encoding="utf-8")) if BASE_META.exists() else {}
     augment_meta_path = Path(args.pairs_root) / "pairs_aug" / "meta.json"
@@ -277,7 +297,9 @@ def main(argv: list[str] | None = None) -> None:
                            reports / "figures" / "dimensions.png", order, markdown.DIMENSIONS)
     plots.training_figure(read_curves(Path(args.curves), sorted(runs)), reports / "figures" / "training.png")
     write_text(reports / "plots" / "accuracy.csv", rows_csv(rows))
-    write_json(reports / "metrics.json", metrics_json(res, rp.main_scoring))
+    details = details_json(res, rp.main_scoring)
+    write_json(reports / "report_details.json", details)
+    write_json(reports / "metrics.json", headline_json(details, rp.main_scoring))
     write_text(reports / "report.md", markdown.render(res, models, header, ctx))
     lead = [r for r in rows if r["scoring"] == rp.main_scoring and r["model"] in models]
     best = max(lead, key=lambda r: r["accuracy"] or -1)

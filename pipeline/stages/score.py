@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from pipeline.io import InputError, atomic_dir, read_records, write_json, write_records
+from pipeline.io import InputError, atomic_dir, read_records, require_finite, write_json, write_records
 from pipeline.models.fitting import FittedPair, fit_counts
 from pipeline.records import Pair, Score
 from pipeline.scoring import (
@@ -136,11 +136,10 @@ def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, l
             scores = score_two_pass(model, corpus.encoded, batch_tokens=batch_tokens,
                                     progress=lambda rows: bar.update(rows / 2))
     for field in ("chosen_sum", "rejected_sum"):
-        bad = np.flatnonzero(~np.isfinite(getattr(scores, field)))
-        if bad.size:
-            # A NaN or inf log-prob would count as a wrong answer and pass into every statistic unseen.
-            raise ValueError(f"model {label}: non-finite {field} on {bad.size} pairs of {corpus.name}, first "
-                             f"{corpus.pairs[bad[0]].id!r}: the model's weights or logits are broken")
+        # A NaN or inf log-prob would count as a wrong answer and pass into every statistic unseen.
+        require_finite(getattr(scores, field), f"model {label}: {field} log-probs of corpus {corpus.name}",
+                       [f"pair {p.id!r}" for p in corpus.pairs],
+                       "the model's weights or logits are broken; retrain it (or re-run pretrain)")
     return scores
 
 

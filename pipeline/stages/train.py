@@ -1,8 +1,10 @@
-"""Stage `train`: one LoRA reward model per entry of train.runs -- a DVC foreach entry.
+"""Stage `train`: one LoRA reward model per entry of train.runs -- a DVC foreach entry
+(train_dpo@<entry>, train_sft@<entry>).
 
     python -m pipeline.stages.train --run dpo-pairs-s0
       -> models/adapters/dpo-pairs-s0/ (PEFT adapter + train_meta.json)
          reports/training/dpo-pairs-s0.csv (curve for `dvc plots`)
+         logs/dpo-pairs-s0.json (wall time on this machine; not an output)
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ import argparse
 import csv
 import dataclasses
 import io
+import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
-from pipeline.io import atomic_dir, write_json, write_text
+import torch
+
+from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base
-from pipeline.params import parse_run
+from pipeline.params import RUN_PARAMS, Params, parse_run, to_dict
 from pipeline.stages import run, start
 from pipeline.training.data import Counts, cap, load_corpus, tokenize
 from pipeline.training.run import CURVE_FIELDS, train_adapter
@@ -37,6 +43,27 @@ def curve_csv(rows: list[dict], objective: str) -> str:
     return buf.getvalue()
 
 
+def run_params(prm: Params, objective: str) -> dict[str, Any]:
+    """{dotted key: value} of RUN_PARAMS[objective]."""
+    values = to_dict(prm)
+    out = {}
+    for key in RUN_PARAMS[objective]:
+        value: Any = values
+        for part in key.split("."):
+            value = value[part]
+        out[key] = value
+    return out
+
+
+def sort_target_modules(config: Path) -> None:
+    """PEFT keeps target_modules as a set and writes it in hash order, which differs between processes;
+    a sorted list makes the same adapter the same bytes on every rerun."""
+    data = json.loads(config.read_text(encoding="utf-8"))
+    if isinstance(data.get("target_modules"), list):
+        data["target_modules"] = sorted(data["target_modules"])
+    write_json(config, data)
+
+
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     t = prm.train
@@ -52,8 +79,12 @@ def main(argv: list[str] | None = None) -> None:
     log.info("%s: %d pairs in, %d capped, %d over-long (%d fitted by dropping distractors, %d left out), %d used",
              name, counts.pairs_in, counts.capped, counts.overlong, counts.refit, counts.dropped, counts.pairs_used)
 
+    if not rows:
+        raise InputError(f"train split of {spec.corpus}", None, None,
+                         f"no training pairs left of {counts.pairs_in} ({counts.dropped} over-long ones left out "
+                         "by train.overlong): raise train.max_length or build more pairs")
     started = time.perf_counter()
-    result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed)
+    result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed, name)
     wall = time.perf_counter() - started
     meta = {
         "run": name,
@@ -61,12 +92,12 @@ def main(argv: list[str] | None = None) -> None:
         "corpus": spec.corpus,
         "seed": spec.seed,
         "base_model": base_info(args.base).get("base_model"),
-        "params": dataclasses.asdict(t),
+        # Exactly the params this objective reads (its dvc.yaml stage lists the same keys).
+        "params": run_params(prm, spec.objective),
         "counts": dataclasses.asdict(counts),
         "steps": result.steps,
         "final_loss": round(result.final_loss, 6),
         "trainable_params": result.trainable_params,
-        "wall_time_s": round(wall, 2),
         "tokens": {
             "prompt_mean": round(sum(len(r["prompt_ids"]) for r in rows) / len(rows), 1),
             "chosen_mean": round(sum(len(r["chosen_ids"]) for r in rows) / len(rows), 1),
@@ -77,7 +108,9 @@ def main(argv: list[str] | None = None) -> None:
         result.model.save_pretrained(tmp, safe_serialization=True)
         # PEFT adds a model-card template; it carries no information and is not reproducible.
         (tmp / "README.md").unlink(missing_ok=True)
+        sort_target_modules(tmp / "adapter_config.json")
         write_json(tmp / "train_meta.json", meta)
+    write_run_log(name, {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads()})
     write_text(CURVES / f"{name}.csv", curve_csv(result.curve, spec.objective))
     print(f"train {name}: {counts.pairs_used} pairs ({counts.refit} fitted by dropping distractors, "
           f"{counts.dropped} left out), {result.steps} steps, "

@@ -7,6 +7,7 @@ PEFT model + curve out. The stage does the file I/O around it.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,9 +16,10 @@ from typing import Any
 import torch
 from datasets import Dataset
 from peft import LoraConfig
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
 from trl import DPOConfig, SFTConfig, SFTTrainer
 
+from pipeline.io import NonFiniteError
 from pipeline.params import OBJECTIVES, TrainParams
 from pipeline.training.data import sft_rows
 from pipeline.training.dpo import KernelDPOTrainer
@@ -38,6 +40,26 @@ class TrainResult:
     steps: int = 0
     final_loss: float = float("nan")
     trainable_params: int = 0
+
+
+class StopOnNonFiniteLoss(TrainerCallback):
+    """Stops a run at the first logged NaN or inf loss, naming run and step: training on would save NaN
+    weights, and every score of the adapter would be NaN too. The trainer logs the mean loss of the last
+    `logging_steps` steps with its NaN filter off (_common_args), so a bad step anywhere shows."""
+
+    def __init__(self, run: str):
+        self.run = run
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        # "loss" every logging_steps; "train_loss" once, over the whole run, at the end.
+        for key in ("loss", "train_loss"):
+            value = (logs or {}).get(key)
+            if value is not None and not math.isfinite(value):
+                first = max(1, state.global_step - args.logging_steps + 1) if key == "loss" else 1
+                raise NonFiniteError(
+                    f"run {self.run}: training loss is {value} at step {state.global_step} (first bad step in "
+                    f"{first}..{state.global_step}); no adapter was written: lower train.lr (or train.beta), "
+                    "or check the base model for NaN weights")
 
 
 def lora_config(t: TrainParams) -> LoraConfig:
@@ -62,14 +84,25 @@ def _common_args(t: TrainParams, seed: int, out_dir: str) -> dict[str, Any]:
         "use_cpu": not torch.cuda.is_available(),
         "dataloader_num_workers": 0,
         "disable_tqdm": False,
+        # Log a NaN or inf loss as it is (the default replaces it by the running mean), so
+        # StopOnNonFiniteLoss sees it.
+        "logging_nan_inf_filter": False,
         # pipeline.training.data already applied the over-long policy; nothing may be cut again here.
         "max_length": None,
     }
 
 
 def build_trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
-                  objective: str, t: TrainParams, seed: int, out_dir: str):
-    """The TRL trainer for one run (exposed for tests that need a single step)."""
+                  objective: str, t: TrainParams, seed: int, out_dir: str, name: str = "run"):
+    """The TRL trainer for one run (exposed for tests that need a single step); `name` names the run in
+    messages."""
+    trainer = _trainer(model, tokenizer, rows, objective, t, seed, out_dir)
+    trainer.add_callback(StopOnNonFiniteLoss(name))
+    return trainer
+
+
+def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
+             objective: str, t: TrainParams, seed: int, out_dir: str):
     if objective == "dpo":
         data = Dataset.from_list([{k: r[k] for k in ("prompt_ids", "chosen_ids", "rejected_ids")} for r in rows])
         # TRL's DPO turns dropout off by default; keep SPEC 8's LoRA dropout on the policy (the reference,
@@ -101,17 +134,20 @@ def _curve(history: list[dict], objective: str) -> list[dict]:
 
 
 def train_adapter(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
-                  objective: str, t: TrainParams, seed: int) -> TrainResult:
-    """Train a LoRA adapter on `rows` (from pipeline.training.data.tokenize); deterministic given seed."""
+                  objective: str, t: TrainParams, seed: int, name: str = "run") -> TrainResult:
+    """Train a LoRA adapter on `rows` (from pipeline.training.data.tokenize); deterministic given seed.
+    A NaN or inf loss stops it with NonFiniteError naming `name` and the step."""
     if not rows:
         raise ValueError("no training pairs left after the over-long policy and cap")
     torch.manual_seed(seed)
     with tempfile.TemporaryDirectory(prefix="train-") as out_dir:
-        trainer = build_trainer(model, tokenizer, rows, objective, t, seed, out_dir)
+        trainer = build_trainer(model, tokenizer, rows, objective, t, seed, out_dir, name)
         trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
         trainer.train()
     curve = _curve(trainer.state.log_history, objective)
-    final = curve[-1]["loss"] if curve else float("nan")
+    # A run shorter than logging_steps logs no curve point; its closing summary still has the mean loss.
+    summary = [e["train_loss"] for e in trainer.state.log_history if "train_loss" in e]
+    final = curve[-1]["loss"] if curve else (summary[-1] if summary else float("nan"))
     peft_model = trainer.accelerator.unwrap_model(trainer.model)
     peft_model.eval()
     return TrainResult(peft_model, curve, trainer.state.global_step, final, trainable)
