@@ -338,10 +338,11 @@ def test_chinese_question_forms():
     assert zh_forms.area(ZH_FACTUAL) == "证券监管" and zh_forms.area("房东能否扣留押金？") == "住宅租赁"
 
 
-def test_chinese_max_new_tokens_counts_characters():
+def test_chinese_max_new_tokens_counts_chinese_tokens():
     task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL)
     r = _run(task, temperature=0, max_new_tokens=8)
-    assert r.finish_reason == "length" and r.text == "提供的段落没有足"
+    # 提供 的 段落 没有 足够 的 信息 来回 (jieba reads the cut-off 来回 as one word): 8 tokens
+    assert r.finish_reason == "length" and r.text == "提供的段落没有足够的信息来回"
 
 
 # Captured from the English rewriter before the Chinese templates were added: English stays byte-identical.

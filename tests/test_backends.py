@@ -252,14 +252,14 @@ def test_zh_polarity_and_key_clause():
     assert zh_key_clause("经审理，本院判处被告人有期徒刑三年，缓刑四年。", "被告人被判处多长的有期徒刑？") == "本院判处被告人有期徒刑三年。"
 
 
-def test_chinese_max_new_tokens_counts_characters():
+def test_chinese_max_new_tokens_counts_chinese_tokens():
     from pipeline.language import count_tokens
 
     prompt = answer_prompt([ZH_TENANCY, ZH_GOLD], "对张某某没收的违法所得是多少？", REFUSAL)
     gen = make_generator("offline:verbose")
     full, cut = gen.generate([Request(prompt), Request(prompt, max_new_tokens=10)])
     assert full.finish_reason == "stop" and cut.finish_reason == "length"
-    assert cut.text == "通读上述段落，答案的"  # 9 characters and one comma: 10 tokens
+    assert cut.text == "通读上述段落，答案的依据如下。本"  # 通读 上述 段落 ， 答案 的 依据 如下 。 本: 10 tokens
     assert count_tokens(cut.text, "zh") == 10 and full.text.startswith(cut.text)
 
 

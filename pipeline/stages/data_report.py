@@ -296,7 +296,7 @@ def render(m: dict[str, Any], params: Params) -> str:
     out += [
         "Not paired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items())) + ".",
         "",
-        "## Length by transition (count_tokens units: words and marks in English, characters in Chinese; before -> after augmentation)",
+        "## Length by transition (count_tokens units: words and marks in English; in Chinese about one per two characters of a word, one per digit and mark; before -> after augmentation)",
         "",
         table(
             [
