@@ -373,6 +373,20 @@ class ExternalPairsParams:
 
 
 @dataclass(frozen=True)
+class LaunchParams:
+    """How many processes run a stage (train, score); pipeline/distributed.py starts them."""
+
+    # 1 = the stage runs in its own process, no torch.distributed. N > 1: the stage re-executes itself
+    # under `accelerate launch` (GPUs, or any config_file) or torchrun with gloo (CPU only), N ranks;
+    # rank 0 alone writes the outputs. Training keeps the global batch batch_size x grad_accum: each
+    # rank takes train.batch_size / N pairs a step (N not dividing it: see _check_launch).
+    num_processes: Count = 1
+    # An accelerate config YAML (params/accelerate/ddp.yaml, fsdp.yaml, deepspeed_zero{2,3}.yaml);
+    # null = plain DDP. num_processes above wins over the file's own.
+    config_file: str | None = None
+
+
+@dataclass(frozen=True)
 class TrainParams:
     # The run matrix: per objective, the runs to train, each "<corpus>-s<seed>"; the run's name is
     # "<objective>-<corpus>-s<seed>". dvc.yaml makes a train_<objective>@<corpus>-s<seed> stage of each
@@ -402,6 +416,8 @@ class TrainParams:
     max_pairs: Annotated[int, Range(1, note="null = all")] | None = None
     # Mixed precision (GPU profile); the offline CPU default trains in float32.
     bf16: bool = False
+    # Processes per run (pipeline/distributed.py); 1 = today's single process.
+    launch: LaunchParams = field(default_factory=LaunchParams)
 
 
 @dataclass(frozen=True)
@@ -421,6 +437,9 @@ class ScoreParams:
     train_sample: Annotated[int, Range(0, note="0 = score.max_pairs")] = 0
     # "shared_prefix" (prompt once, both responses from it) or "two_pass" (one forward per response).
     scorer: Literal["shared_prefix", "two_pass"] = "shared_prefix"
+    # Processes that share the pairs (pipeline/distributed.py); the Score files are the same bytes as
+    # with 1.
+    launch: LaunchParams = field(default_factory=LaunchParams)
 
 
 @dataclass(frozen=True)
@@ -500,7 +519,7 @@ CORPUS_PARTS = ("pairs", "pairs_aug", "external")
 # train_meta.json records (tests/test_dvc_deps.py holds the two together).
 _SHARED_RUN_PARAMS = ("seed", "train.lora", "train.lr", "train.epochs", "train.batch_size", "train.grad_accum",
                       "train.max_length", "train.overlong", "train.external_pairs", "train.max_steps",
-                      "train.logging_steps", "train.max_pairs", "train.bf16")
+                      "train.logging_steps", "train.max_pairs", "train.bf16", "train.launch")
 RUN_PARAMS = {
     "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
     "sft": _SHARED_RUN_PARAMS,
@@ -647,6 +666,7 @@ def _check_relations(p: Params, fail: typed.Fail) -> None:
         raise fail("score.corpora", "lists 'external', but train.external_pairs.format is none")
     if p.pretrain.base_model == "builtin":
         _check_builtin_model(p.pretrain, fail)
+    _check_launch(p, fail)
 
 
 def _check_sources(p: Params, fail: typed.Fail) -> None:
@@ -693,6 +713,19 @@ def _check_splits(p: Params, fail: typed.Fail) -> None:
     if p.report.main_split not in p.score.splits:
         raise fail("report.main_split", f"{p.report.main_split!r} is not scored (allowed: one of score.splits "
                                         f"{p.score.splits})")
+
+
+def _check_launch(p: Params, fail: typed.Fail) -> None:
+    """Training on N processes keeps the global batch train.batch_size x train.grad_accum: each rank takes
+    batch_size / N pairs a step, or (N not dividing batch_size) batch_size / gcd(N, batch_size) pairs over
+    grad_accum x gcd / N steps (pipeline.distributed.split_batch); N must allow one of the two."""
+    t = p.train
+    n, g = t.launch.num_processes, math.gcd(t.launch.num_processes, t.batch_size)
+    if t.grad_accum % (n // g):
+        raise fail("train.launch.num_processes",
+                   f"{n} processes cannot share the global batch train.batch_size x train.grad_accum = "
+                   f"{t.batch_size} x {t.grad_accum} (allowed: a divisor of train.batch_size, or n with "
+                   f"n / gcd(n, batch_size) dividing train.grad_accum)")
 
 
 def _check_builtin_model(p: PretrainParams, fail: typed.Fail) -> None:

@@ -6,6 +6,11 @@ reference model's (beta-free DPO implicit reward). The reference is the base mod
 disabled, which is exactly the base model's own pass over the same token ids, so its scores are reused
 rather than recomputed (tests/test_scoring.py checks the equality with `disable_adapter()`).
 data/scores/meta.json says which pairs were scored and how over-long prompts were fitted, per variant.
+
+With score.launch.num_processes N > 1 the stage re-runs itself on N ranks (pipeline/distributed.py). The
+pairs of each corpus are shared out in whole scorer batches (`scoring_units`), so every pair is scored in
+exactly the batch it has on one process; rank 0 gathers the results, puts them back in pair order and
+writes the same bytes as a one-process run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from pipeline import distributed
 from pipeline.io import InputError, atomic_dir, read_records, require_finite, write_json, write_records
 from pipeline.models.fitting import FittedPair, fit_counts
 from pipeline.records import Pair, Score
@@ -32,6 +38,7 @@ from pipeline.scoring import (
     score_shared_prefix,
     score_two_pass,
 )
+from pipeline.scoring.batching import length_batches
 from pipeline.stages import run, start
 from pipeline.text import stable_hash
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
@@ -128,8 +135,61 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
     return EvalCorpus(name, [selected[i] for i in kept], [encoded(fitted[i]) for i in kept], available, fit)
 
 
+def scoring_units(encoded_pairs: Sequence[EncodedPair], scorer: str, batch_tokens: int) -> list[list[int]]:
+    """Groups of pair indices, each a union of whole batches the scorer forms over all the pairs (its
+    length_batches): the scorer forms exactly those batches again over any union of groups (it closes a
+    batch on the batch's own longest row and size alone), so a shard scores every pair with the same
+    padding and neighbours -- the same floats -- as one process does. shared_prefix: one group per
+    batch; two_pass batches rows (two per pair), so a group joins the batches a pair's rows fall in --
+    usually one group for the whole corpus: two_pass (the equality reference) gains nothing from more
+    processes; shared_prefix, the default, is the scorer that scales."""
+    if scorer == "shared_prefix":
+        return length_batches([p.shared_length for p in encoded_pairs], batch_tokens)
+    rows = [len(p.prompt) + len(r) for p in encoded_pairs for r in (p.chosen, p.rejected)]
+    parent = list(range(len(encoded_pairs)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for batch in length_batches(rows, batch_tokens):
+        first = root(batch[0] // 2)
+        for row in batch[1:]:
+            parent[root(row // 2)] = first
+    groups: dict[int, list[int]] = {}
+    for i in range(len(encoded_pairs)):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def shard_of(corpus: EvalCorpus, scorer: str, batch_tokens: int, rank: int, world: int) -> list[int]:
+    """The pair indices of `rank`: whole scoring units, balanced by padded tokens."""
+    units = scoring_units(corpus.encoded, scorer, batch_tokens)
+    costs = [len(u) * max(corpus.encoded[i].shared_length for i in u) for u in units]
+    mine = distributed.balanced_shards(costs, world)[rank]
+    return sorted(i for u in mine for i in units[u])
+
+
+def subset(corpus: EvalCorpus, indices: Sequence[int]) -> EvalCorpus:
+    return EvalCorpus(corpus.name, [corpus.pairs[i] for i in indices], [corpus.encoded[i] for i in indices],
+                      corpus.available, corpus.fit)
+
+
+def merge_scores(parts: Sequence[ResponseScores], indices: Sequence[Sequence[int]], n: int) -> ResponseScores:
+    """The ranks' scores of their shards as one ResponseScores in pair order (values copied, unchanged)."""
+    distributed.unshard(indices, indices, n)  # every pair came back exactly once
+    where = np.argsort(np.concatenate([np.asarray(idx, dtype=np.int64) for idx in indices]), kind="stable")
+    merged = {}
+    for name in ResponseScores.__dataclass_fields__:
+        merged[name] = np.concatenate([getattr(p, name) for p in parts])[where]
+    return ResponseScores(**merged)
+
+
 def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str) -> ResponseScores:
-    with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False) as bar:
+    with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False,
+              disable=not distributed.is_main()) as bar:
         if scorer == "shared_prefix":
             scores = score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
         else:  # the two-pass scorer reports rows, two per pair
@@ -146,6 +206,15 @@ def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, l
 def main(argv: list[str] | None = None) -> None:
     args, params = start(__doc__, argv, _arguments)
     sp = params.score
+    if distributed.relaunch_if_needed("pipeline.stages.score", argv, sp.launch):
+        return
+    distributed.bind_device()
+    with distributed.ProcessGroup():
+        _score(args, params)
+
+
+def _score(args: argparse.Namespace, params: Any) -> None:
+    sp = params.score
     from pipeline.kernels import backend
     from pipeline.models import load_base, load_with_adapter
 
@@ -157,16 +226,29 @@ def main(argv: list[str] | None = None) -> None:
         for name in sp.corpora
     ]
     adapters = adapter_dirs(Path(args.adapters))
-    log.info("scoring %s pairs with base + %d adapters (%s, kernels: %s)",
-             {c.name: len(c.pairs) for c in corpora}, len(adapters), sp.scorer, backend())
+    world, rank = distributed.world_size(), distributed.rank()
+    log.info("scoring %s pairs with base + %d adapters (%s, kernels: %s%s)",
+             {c.name: len(c.pairs) for c in corpora}, len(adapters), sp.scorer, backend(),
+             f", rank {rank} of {world}" if world > 1 else "")
+    # Each rank scores its shard of every corpus (on one process: the corpus itself).
+    shards = {c.name: shard_of(c, sp.scorer, sp.batch_tokens, rank, world) if world > 1 else None for c in corpora}
+    mine = [c if shards[c.name] is None else subset(c, shards[c.name]) for c in corpora]
     results: dict[str, dict[str, ResponseScores]] = {BASE_NAME: {}}
-    for corpus in corpora:
+    for corpus in mine:
         results[BASE_NAME][corpus.name] = run_scorer(model, corpus, sp.scorer, sp.batch_tokens, BASE_NAME)
     for adapter in adapters:
         model = load_with_adapter(model, adapter)
         results[adapter.name] = {
-            c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name) for c in corpora
+            c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name) for c in mine
         }
+    if world > 1:
+        gathered = distributed.gather_to_main((shards, results))
+        if gathered is None:  # not rank 0: its part is with rank 0, which writes the files
+            return
+        for name in results:
+            for c in corpora:
+                results[name][c.name] = merge_scores([part[1][name][c.name] for part in gathered],
+                                                     [part[0][c.name] for part in gathered], len(c.pairs))
     meta = {
         "models": sorted(results),
         "scorer": sp.scorer,

@@ -5,6 +5,9 @@
       -> models/adapters/dpo-pairs-s0/ (PEFT adapter + train_meta.json)
          reports/training/dpo-pairs-s0.csv (curve for `dvc plots`)
          logs/dpo-pairs-s0.json (wall time on this machine; not an output)
+
+With train.launch.num_processes N > 1 the stage re-runs itself on N ranks (pipeline/distributed.py):
+each takes train.batch_size / N pairs a step, and rank 0 alone writes the files above.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 import torch
 
+from pipeline import distributed
 from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base
 from pipeline.params import RUN_PARAMS, Params, parse_run, to_dict
@@ -67,6 +71,9 @@ def sort_target_modules(config: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     t = prm.train
+    if distributed.relaunch_if_needed("pipeline.stages.train", argv, t.launch):
+        return
+    distributed.bind_device()
     spec = parse_run(args.run)
     name = spec.name
 
@@ -104,13 +111,16 @@ def main(argv: list[str] | None = None) -> None:
             "rejected_mean": round(sum(len(r["rejected_ids"]) for r in rows) / len(rows), 1),
         },
     }
+    if not distributed.is_main():
+        return
     with atomic_dir(ADAPTERS / name) as tmp:
         result.model.save_pretrained(tmp, safe_serialization=True)
         # PEFT adds a model-card template; it carries no information and is not reproducible.
         (tmp / "README.md").unlink(missing_ok=True)
         sort_target_modules(tmp / "adapter_config.json")
         write_json(tmp / "train_meta.json", meta)
-    write_run_log(name, {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads()})
+    write_run_log(name, {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads(),
+                         **({"processes": distributed.world_size()} if distributed.world_size() > 1 else {})})
     write_text(CURVES / f"{name}.csv", curve_csv(result.curve, spec.objective))
     print(f"train {name}: {counts.pairs_used} pairs ({counts.refit} fitted by dropping distractors, "
           f"{counts.dropped} left out), {result.steps} steps, "

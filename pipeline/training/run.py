@@ -19,6 +19,7 @@ from peft import LoraConfig
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
 from trl import DPOConfig, SFTConfig, SFTTrainer
 
+from pipeline import distributed
 from pipeline.io import NonFiniteError
 from pipeline.params import OBJECTIVES, TrainParams
 from pipeline.training.data import sft_rows
@@ -68,10 +69,14 @@ def lora_config(t: TrainParams) -> LoraConfig:
 
 
 def _common_args(t: TrainParams, seed: int, out_dir: str) -> dict[str, Any]:
+    # On N processes (train.launch) the global batch stays batch_size x grad_accum: each rank takes
+    # batch_size / N pairs a step (distributed.split_batch for N that does not divide batch_size), and
+    # every rank has the same seed (the same LoRA init and data order).
+    batch, accum = distributed.per_device(t.batch_size, t.grad_accum, distributed.world_size())
     return {
         "output_dir": out_dir,
-        "per_device_train_batch_size": t.batch_size,
-        "gradient_accumulation_steps": t.grad_accum,
+        "per_device_train_batch_size": batch,
+        "gradient_accumulation_steps": accum,
         "learning_rate": t.lr,
         "num_train_epochs": t.epochs,
         "max_steps": t.max_steps,
