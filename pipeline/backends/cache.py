@@ -5,19 +5,33 @@ flushed as it arrives (the OS holds it even if the process is killed the next in
 interrupted stage loses at most the calls in flight. A torn last line (the process died
 mid-write) is cut off when the shard is opened. Records hold the key and the response only: no
 prompt (it is in the key), no credentials.
+
+The cache folder is a DVC output (persist: kept across runs, pushed and pulled like any other), so its
+bytes must follow from the stage's inputs, not from history: a stage runs inside `compacting(root)`,
+and when it succeeds every shard under root is rewritten (atomically) to exactly the entries this run
+used, sorted by key; shards it did not use are removed. A stage that fails or is killed leaves the
+appended shards as they are, and its rerun resumes from them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pipeline.backends.base import Generator, Request, Response, cache_key, safe_name
+from pipeline.io import atomic_file
 
 log = logging.getLogger(__name__)
+
+# Shard (resolved path) -> the entries this process read or wrote there since its `compacting` began.
+_USED: dict[Path, dict[str, Response]] = {}
+# Open caches, closed before their shards are compacted (an append handle must not outlive the rename).
+_OPEN: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
 
 
 class ResponseCache:
@@ -52,23 +66,26 @@ class ResponseCache:
         return len(self._rows)
 
     def get(self, key: str) -> Response | None:
-        return self._rows.get(key)
+        hit = self._rows.get(key)
+        if hit is not None:
+            self._used()[key] = hit
+        return hit
+
+    def _used(self) -> dict[str, Response]:
+        return _USED.setdefault(self.path.resolve(), {})
 
     def put(self, key: str, response: Response) -> None:
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
-        record = {
-            "key": key,
-            "text": response.text,
-            "finish_reason": response.finish_reason,
-            "meta": response.meta,
-        }
-        self._fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+            _OPEN.add(self)
+        self._fh.write(_line(key, response))
         self._fh.flush()
         self._rows[key] = response
+        self._used()[key] = response
 
     def close(self) -> None:
+        _OPEN.discard(self)
         if self._fh is not None:
             self._fh.flush()
             os.fsync(self._fh.fileno())
@@ -80,6 +97,55 @@ class ResponseCache:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _line(key: str, response: Response) -> str:
+    record = {"key": key, "text": response.text, "finish_reason": response.finish_reason, "meta": response.meta}
+    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+@contextlib.contextmanager
+def compacting(root: str | Path) -> Iterator[Path]:
+    """Run a stage's cached calls; if the block succeeds, compact the cache folder `root` (compact)."""
+    root = Path(root)
+    resolved = root.resolve()
+    for shard in [p for p in _USED if _under(p, resolved)]:
+        del _USED[shard]
+    yield root
+    compact(root)
+
+
+def compact(root: str | Path) -> dict[str, int]:
+    """Rewrite every shard under `root` to exactly the entries used since `compacting(root)` began, sorted
+    by key (same inputs, same bytes), each atomically; remove shards nothing used and temporary files
+    left by killed writes. Open caches under root are closed first. Returns shard name -> entries kept."""
+    root = Path(root)
+    # A DVC output must exist, even when this run used no cached generator.
+    root.mkdir(parents=True, exist_ok=True)
+    resolved = root.resolve()
+    for cache in list(_OPEN):
+        if _under(cache.path.resolve(), resolved):
+            cache.close()
+    used = {p: rows for p, rows in _USED.items() if _under(p, resolved)}
+    for p in used:
+        del _USED[p]
+    kept: dict[str, int] = {}
+    on_disk = sorted(root.rglob("*.jsonl"))
+    for shard, rows in sorted(used.items()):
+        with atomic_file(shard) as fh:
+            fh.writelines(_line(key, rows[key]) for key in sorted(rows))
+        kept[str(shard.relative_to(resolved))] = len(rows)
+    for path in on_disk:
+        if path.resolve() not in used:
+            path.unlink()
+            log.info("response cache %s: removed %s (unused by this run)", root, path.name)
+    for stale in sorted(root.rglob(".*.tmp")):
+        stale.unlink(missing_ok=True)
+    return kept
 
 
 def run_cached(

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.augment import augment_pairs, make_rewriter
+from pipeline.backends import make_generator
+from pipeline.backends.cache import compacting
 from pipeline.io import InputError, read_records
-from pipeline.judges import JudgeItem, file_name, make_judge
+from pipeline.judges import CachedGenerator, JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
 from pipeline.preferences import SPLITS, compare, refusal_of
 from pipeline.records import Candidate, Pair
@@ -24,6 +26,8 @@ from pipeline.stages.pairs import write_splits
 log = logging.getLogger("augment")
 PAIRS = Path("data/processed/pairs")
 OUT = Path("data/processed/pairs_aug")
+# Rewrites and re-judging calls (a DVC output, persist): on success exactly this run's calls.
+CACHE = Path("data/cache/augment")
 
 
 def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusals: dict[str, str], rewriter: str):
@@ -70,10 +74,13 @@ def main(argv: list[str] | None = None) -> None:
         if p.qa_id not in corpus.qas or p.context_id not in corpus.contexts:
             raise InputError(PAIRS / f"{p.split}.jsonl", None, "context_id",
                              f"pair {p.id!r}: unknown question {p.qa_id!r} or context {p.context_id!r}")
-    generator = make_rewriter(params.augment.rewriter, params)
-    judge = make_judge(primary, params)
-    rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal_by_language(), params.augment.rewriter)
-    augmented, stats = augment_pairs(pairs, corpus.qas, generator, params, rejudge)
+    with compacting(CACHE):
+        generator = CachedGenerator(make_rewriter(params.augment.rewriter, params), str(CACHE))
+        judge = make_judge(
+            primary, params, lambda spec: CachedGenerator(make_generator(spec, params.generate), str(CACHE))
+        )
+        rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal_by_language(), params.augment.rewriter)
+        augmented, stats = augment_pairs(pairs, corpus.qas, generator, params, rejudge)
     rewritten = sum(p.augmented for p in augmented)
     longer = sum(p.chosen_tokens > p.rejected_tokens for p in augmented) / max(1, len(augmented))
     meta = {"rewriter": params.augment.rewriter, "judge": primary, "pairs": len(pairs), "rewritten": rewritten,

@@ -21,7 +21,7 @@ from pipeline import language
 from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
-from pipeline.backends.cache import ResponseCache, run_cached
+from pipeline.backends.cache import ResponseCache, compacting, run_cached
 from pipeline.importers.candidates import ContextIndex, load_candidates
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     contexts = [c for c in all_contexts if c.variant in wanted]
     jobs = build_requests(contexts, passages, qas, cfg, params.seed)
     generators = [make_generator(spec, cfg) for spec in cfg.panel]
-    candidates, calls = generate_candidates(jobs, generators, Path(args.cache_dir))
+    # On success the cache keeps exactly this run's calls (a DVC output: its bytes follow from the inputs).
+    with compacting(args.cache_dir) as cache_dir:
+        candidates, calls = generate_candidates(jobs, generators, cache_dir)
     if cfg.import_candidates.format == "jsonl":
         index = ContextIndex(all_contexts, qas, passages)
         outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates})

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.backends.cache import compacting
 from pipeline.io import read_records, write_json, write_records, write_text
 from pipeline.irac import evaluate
 from pipeline.irac.report import render
@@ -95,10 +96,12 @@ def main(argv: list[str] | None = None) -> None:
         evaluate.check_languages(decisions, params)
     except CoverageError as exc:
         raise SystemExit(f"irac: {exc}") from None
-    outputs = run_systems(decisions, params, cache_dir)
     grades: list[IracGrade] = []
-    if cfg.judge:
-        grades = evaluate.grade(outputs, decisions, params, cache_dir)
+    # Model responses (a DVC output): on success they hold exactly this run's calls.
+    with compacting(cache_dir / "responses"):
+        outputs = run_systems(decisions, params, cache_dir)
+        if cfg.judge:
+            grades = evaluate.grade(outputs, decisions, params, cache_dir)
     similarity = {
         lang: evaluate.cached_similarity(evaluate.embedding_model(params, lang), cache_dir / "embeddings")
         for lang in sorted({d.language for d in decisions})

@@ -11,6 +11,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline import params as params_mod
+from pipeline.backends.cache import compacting
 from pipeline.importers.candidates import imported_labels
 from pipeline.io import atomic_dir, write_records
 from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
@@ -48,9 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     items = judge_items(corpus, params.generate.refusal_by_language())
     log.info("judging %d candidates with %s", len(items), ", ".join(params.judge.judges))
     summary = []
-    # DVC keeps this folder between runs (persist); only LLM judges write to it.
-    Path(JUDGE_CACHE).mkdir(parents=True, exist_ok=True)
-    with atomic_dir(LABELS) as tmp:
+    # DVC keeps this folder between runs (persist) and pushes it; only LLM judges write to it, and on
+    # success it keeps exactly this run's calls.
+    with compacting(JUDGE_CACHE), atomic_dir(LABELS) as tmp:
         for spec in params.judge.judges:
             judge = make_judge(spec, params)
             labels = run_judge(judge, items, progress=True)
