@@ -1,6 +1,6 @@
 // Op schemas of the log-prob extension. Device implementations register themselves in
 // cpu/logprob_cpu.cpp and cuda/logprob_cuda.cpp; autograd and fake (meta) kernels are attached
-// from Python (pipeline/kernels/registration.py) with torch.library.
+// from Python (pipeline/kernels/ops.py) with torch.library.
 #include <torch/library.h>
 
 TORCH_LIBRARY(pipeline_kernels, m) {

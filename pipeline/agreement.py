@@ -6,8 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pipeline.judges.base import DIMENSIONS
-from pipeline.records import Label
+from pipeline.records import LABEL_DIMENSIONS, Label
 
 
 def fleiss(table: Sequence[Sequence[int]]) -> dict[str, float]:
@@ -36,7 +35,7 @@ def agreement(judges: Sequence[Mapping[str, Label]]) -> dict[str, dict[str, floa
         return {}
     common = sorted(set.intersection(*(set(j) for j in judges)))
     out = {}
-    for dimension, categories in DIMENSIONS.items():
+    for dimension, categories in LABEL_DIMENSIONS.items():
         index = {c: i for i, c in enumerate(categories)}
         table = []
         for cid in common:

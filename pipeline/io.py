@@ -155,8 +155,10 @@ def write_run_log(name: str, facts: dict[str, Any]) -> Path:
 
 @contextlib.contextmanager
 def atomic_dir(path: str | Path):
-    """Yield a fresh temporary folder beside `path`; on success it replaces `path` whole."""
+    """Yield a fresh temporary folder beside `path`; on success it replaces `path` whole. On failure
+    nothing is left: neither the temporary folder nor a parent folder made for it."""
     path = Path(path)
+    made = not path.parent.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
@@ -172,4 +174,7 @@ def atomic_dir(path: str | Path):
             os.replace(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made:
+            with contextlib.suppress(OSError):  # only if still empty (os.rmdir refuses otherwise)
+                os.rmdir(path.parent)
         raise

@@ -418,6 +418,10 @@ class TrainParams:
     bf16: bool = False
     # Processes per run (pipeline/distributed.py); 1 = today's single process.
     launch: LaunchParams = field(default_factory=LaunchParams)
+    # Any other DPOConfig / SFTConfig argument (TRL), passed through as is and applied last, over the
+    # arguments the keys above set (e.g. {warmup_steps: 10, lr_scheduler_type: cosine}); a key that is
+    # not a field of the objective's config class stops the run. Empty = TRL's defaults.
+    trainer_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -519,7 +523,8 @@ CORPUS_PARTS = ("pairs", "pairs_aug", "external")
 # train_meta.json records (tests/test_dvc_deps.py holds the two together).
 _SHARED_RUN_PARAMS = ("seed", "train.lora", "train.lr", "train.epochs", "train.batch_size", "train.grad_accum",
                       "train.max_length", "train.overlong", "train.external_pairs", "train.max_steps",
-                      "train.logging_steps", "train.max_pairs", "train.bf16", "train.launch")
+                      "train.logging_steps", "train.max_pairs", "train.bf16", "train.launch",
+                      "train.trainer_kwargs")
 RUN_PARAMS = {
     "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
     "sft": _SHARED_RUN_PARAMS,
@@ -610,6 +615,8 @@ def check_ranges(obj: Any, fail: typed.Fail, hint: Any = None, where: str = "") 
     message = _broken(obj, rules, optional)
     if message:
         raise fail(where, message)
+    if hint is Any:  # passed through as is (train.trainer_kwargs): no declared type to walk
+        return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
             check_ranges(item, fail, typing.get_args(hint)[0], f"{where}[{i}]")

@@ -130,6 +130,8 @@ class Candidate:
 
 Behaviour = Literal["attempted", "abstained", "unusable"]
 Faithfulness = Literal["fully_supported", "partially_supported", "unsupported", "contradicted"]
+Correctness = Literal["correct", "incorrect"]
+Completeness = Literal["complete", "incomplete"]
 
 
 @dataclass
@@ -138,14 +140,24 @@ class Label:
     judge: str
     behaviour: Behaviour | None
     faithfulness: Faithfulness | None
-    correctness: Literal["correct", "incorrect"] | None
-    completeness: Literal["complete", "incomplete"] | None
+    correctness: Correctness | None
+    completeness: Completeness | None
     status: Literal["ok", "unparseable"]
 
 
+# A Label's dimensions -> their allowed values, in the order a judge is asked about them.
+LABEL_DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "behaviour": get_args(Behaviour),
+    "faithfulness": get_args(Faithfulness),
+    "correctness": get_args(Correctness),
+    "completeness": get_args(Completeness),
+}
+
+# The dimension a Pair differs on (SPEC 5), in report order.
 Dimension = Literal[
     "refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"
 ]
+PAIR_DIMENSIONS: tuple[str, ...] = get_args(Dimension)
 
 
 @dataclass

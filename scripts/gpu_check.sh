@@ -33,7 +33,8 @@ t0 = time.time()
 from pipeline.kernels import loader
 try:
     loader._build()  # directly, so a compiler error shows in full rather than as the fallback warning
-    from pipeline.kernels import registration  # noqa: F401
+    from pipeline.kernels import ops
+    ops.extension_available()  # loads the built extension and registers its autograd and fake kernels
 except Exception:
     traceback.print_exc()
 info["build_s"] = time.time() - t0

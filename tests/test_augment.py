@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from pipeline import matching as m
 from pipeline.augment import OfflineRewriter, augment_pairs, plan
 from pipeline.augment.tasks import (
     BARE_CONCLUSION,
@@ -19,7 +20,6 @@ from pipeline.augment.tasks import (
 )
 from pipeline.backends import make_generator
 from pipeline.backends.base import Request, Response
-from pipeline.judges import matching as m
 from pipeline.judges.rule import RuleJudge
 from pipeline.language import declarative, zh_forms
 from pipeline.language import sentences as zh_sentences

@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, make_project_copy, run
 
 from pipeline import language
-from pipeline.judges import cues_zh
+from pipeline.matching import cues_zh
 
 FIXTURES = ROOT / "tests" / "fixtures"
 # The refusal sentence of params generate.refusals.zh (the outside "refuser" answers use it verbatim).

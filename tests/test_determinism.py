@@ -14,7 +14,9 @@ from conftest import make_project_copy, run
 
 # Every data output up to the reward models (training is covered by the adapters' own reproducibility
 # check in the e2e test), the IRAC outputs and the two data-side reports.
-OUTPUTS = ("data/raw", "data/interim", "data/processed", "data/irac", "reports/data.md",
+# The response caches are outputs too (pushed with the data): their bytes must follow from the inputs.
+OUTPUTS = ("data/raw", "data/interim", "data/processed", "data/irac", "data/cache/generate", "data/cache/judge",
+           "data/cache/augment", "data/cache/irac/responses", "reports/data.md",
            "reports/data_metrics.json", "reports/data_details.json", "reports/irac.md",
            "reports/irac_metrics.json", "reports/irac_details.json")
 

@@ -414,7 +414,7 @@ def test_fields_in_self_steps_and_expert_modes(server):
 
 
 def test_cached_generator_reruns_without_calls(server, tmp_path):
-    from pipeline.judges import CachedGenerator
+    from pipeline.backends.cache import CachedGenerator
 
     cached = CachedGenerator(make_generator(server.spec, GenerateParams(concurrency=2, max_retries=0)), str(tmp_path))
     first = ModelSystem(cached, 2, DECODING).run(DECISIONS, SPECS, "fields", "standard")

@@ -15,7 +15,6 @@ from pipeline.irac.metrics import (
     judge_score,
     per_field_accuracy,
     score_analysis_batch,
-    score_fields,
     score_fields_batch,
     segments,
     summarise_analyses,
@@ -24,6 +23,11 @@ from pipeline.irac.metrics import (
 from pipeline.stats import bootstrap_interval
 
 TAU = 0.6
+
+
+def score_fields(predicted, reference, kinds, similarity, tau):
+    """One decision's task 1 scores: a batch of one."""
+    return score_fields_batch([("", "", predicted, reference, kinds, {})], similarity, tau)[0]
 
 
 def bow_cosine(a: str, b: str) -> float:
@@ -118,14 +122,6 @@ def test_field_scores_of_hand_built_cases():
     # overall = 2/3 * 2/2 + 1/3 * 0/1 = 2/3.
     assert (d3.filled, d3.completeness, d3.exact_correct, d3.semantic_correct) == (3, 1.0, 2, 0)
     assert d3.overall == pytest.approx(2 / 3)
-
-
-def test_single_case_helper_equals_the_batch():
-    item = field_items()[0]
-    one = score_fields(
-        item[2], item[3], item[4], BagOfWords(), TAU, decision_id="d1", case_type="insider_trading"
-    )
-    assert one == score_fields_batch([item], BagOfWords(), TAU)[0]
 
 
 def test_field_summary_and_per_field_accuracy():

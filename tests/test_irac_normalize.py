@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pipeline.irac.normalize import _analyse as analyse
 from pipeline.irac.normalize import (
     en_number,
     exact_match,
@@ -16,9 +17,14 @@ from pipeline.irac.normalize import (
     mentions,
     normalize,
     typed_key,
-    values_in,
     zh_number,
 )
+
+
+def values_in(text: str) -> set[str]:
+    """The canonical typed values the scanner finds in a free text (what `mentions` looks in)."""
+    return set(analyse(text)[1])
+
 
 SAME = {
     "date:2019-05-15": ["15 May 2019", "May 15, 2019", "2019-05-15", "15/05/2019", "2019年5月15日",

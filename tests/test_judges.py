@@ -8,13 +8,12 @@ import re
 
 import pytest
 
+from pipeline import matching as m
 from pipeline.backends.base import Response
 from pipeline.judges import JudgeItem, RuleJudge, file_name, make_judge
-from pipeline.judges import matching as m
-from pipeline.judges.base import DIMENSIONS
 from pipeline.judges.llm import LLMJudge, judge_prompt, parse_reply
 from pipeline.params import DecodingParams, Params
-from pipeline.records import QA, Candidate, Passage
+from pipeline.records import LABEL_DIMENSIONS, QA, Candidate, Passage
 
 REFUSAL = "The provided passages do not contain enough information to answer this question."
 GOLD = Passage(
@@ -366,7 +365,7 @@ def test_judge_prompt_of_a_chinese_item_is_worded_in_chinese(dimension):
     prompt = judge_prompt(dimension, zh_item, invalid_reply="oops", attempt=1)
     latin = {w.lower() for w in re.findall(r"[A-Za-z_]+", prompt)} - {"oops"}
     assert latin <= _SCHEMA_WORDS
-    for label in DIMENSIONS[dimension]:
+    for label in LABEL_DIMENSIONS[dimension]:
         assert label in prompt
     assert "张某获利4,665,091.79元。" in prompt and "第 2 次尝试" in prompt
     if dimension == "faithfulness":
@@ -394,7 +393,7 @@ def test_right_yes_no_about_another_matter_is_incorrect():
 
 
 def test_llm_judge_from_params_spec_with_cache(tmp_path):
-    from pipeline.judges import CachedGenerator
+    from pipeline.backends.cache import CachedGenerator
 
     replies = {
         "behaviour": [ok("attempted")],
@@ -559,7 +558,7 @@ def test_chinese_fluent_answer_is_not_degenerate():
 
 
 def test_judge_items_pick_the_refusal_of_the_question_language():
-    from pipeline.judges.inputs import Corpus, judge_items
+    from pipeline.judges.inputs import InterimData, judge_items
     from pipeline.records import Context
 
     contexts = {
@@ -567,7 +566,7 @@ def test_judge_items_pick_the_refusal_of_the_question_language():
         "zq1/v": Context("zq1/v", "zq1", "v", True, ["z1/p2"], 0),
     }
     candidates = [Candidate(f"{c}/g", c, "g", "x", "stop") for c in contexts]
-    corpus = Corpus(
+    corpus = InterimData(
         {"d1/p1": GOLD, "z1/p2": ZH_GOLD}, {"q1": FACTUAL, "zq1": ZH_FACTUAL}, contexts, candidates
     )
     refusals = Params().generate.refusal_by_language()

@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.language import has_cjk
 from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.dense import DenseRetriever, Embedder, model_key
 from pipeline.retrieval.rank import top_outside
-from pipeline.retrieval.tokenize import has_cjk, stem, tokenize
+from pipeline.retrieval.tokenize import stem, tokenize
 
 
 def test_english_tokens_are_lowercased_stemmed_without_stopwords():

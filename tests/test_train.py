@@ -21,8 +21,8 @@ from pipeline.training.data import (
     Counts,
     Example,
     cap,
-    load_corpus,
     load_external,
+    load_training_examples,
     sft_rows,
     tokenize,
 )
@@ -165,9 +165,9 @@ def test_corpus_combinations_and_external_loader(tmp_path):
         + json.dumps({"id": "e2", "prompt": "P2", "chosen": "C2", "rejected": "R2"})
         + "\n"
     )
-    only = load_corpus("pairs", root=tmp_path)
+    only = load_training_examples("pairs", root=tmp_path)
     assert [e.id for e in only] == ["q1/a", "q2/a"]
-    both = load_corpus("pairs+pairs_aug+external", external_pairs=ExternalPairsParams("jsonl", "ext.jsonl"),
+    both = load_training_examples("pairs+pairs_aug+external", external_pairs=ExternalPairsParams("jsonl", "ext.jsonl"),
                        root=tmp_path)
     assert [(e.source, e.id) for e in both] == [
         ("external", "e2"),
@@ -177,9 +177,9 @@ def test_corpus_combinations_and_external_loader(tmp_path):
         ("pairs_aug", "q3/a"),
     ]
     with pytest.raises(ValueError, match="external_pairs"):
-        load_corpus("pairs+external", root=tmp_path)
+        load_training_examples("pairs+external", root=tmp_path)
     with pytest.raises(ValueError, match="unknown corpus part"):
-        load_corpus("pairs+nope", root=tmp_path)
+        load_training_examples("pairs+nope", root=tmp_path)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
         json.dumps({"prompt": "P", "chosen": "C", "rejected": "R"})
@@ -305,3 +305,34 @@ def test_gpu_profile_loads():
     )
     assert any(j.startswith("llm:") for j in p.judge.judges)
     assert len(p.generate.panel) >= 4 and not any(g.startswith("offline:") for g in p.generate.panel)
+
+
+# ------------------------------------------------------------------------------- train.trainer_kwargs
+def test_trainer_kwargs_pass_through_over_the_explicit_params(tokenizer, tmp_path):
+    rows = tokenize([example(i) for i in range(2)], tokenizer, 10_000, "drop")
+    extra = {"warmup_steps": 2, "logging_steps": 3, "beta": 0.3}
+    t = dataclasses.replace(tiny_train_params(), trainer_kwargs=extra)
+    dpo = build_trainer(tiny_model(tokenizer), tokenizer, rows, "dpo", t, 0, str(tmp_path)).args
+    assert (dpo.warmup_steps, dpo.logging_steps, dpo.beta) == (2, 3, 0.3)  # applied last
+    assert dpo.learning_rate == t.lr and dpo.loss_type == [t.loss_type]  # the rest as before
+    sft_t = dataclasses.replace(t, trainer_kwargs={"weight_decay": 0.25})
+    sft = build_trainer(tiny_model(tokenizer), tokenizer, rows, "sft", sft_t, 0, str(tmp_path)).args
+    assert sft.weight_decay == 0.25 and sft.dataset_kwargs == {"skip_prepare_dataset": True}
+
+
+def test_unknown_trainer_kwargs_are_named(tokenizer, tmp_path):
+    rows = tokenize([example(i) for i in range(2)], tokenizer, 10_000, "drop")
+    # beta is DPO's: SFTConfig has no such argument
+    for objective, key in (("dpo", "warmup_stepz"), ("sft", "beta")):
+        t = dataclasses.replace(tiny_train_params(), trainer_kwargs={key: 0.1})
+        with pytest.raises(params_mod.ParamsError, match=rf"train\.trainer_kwargs\.{key}: not an argument"):
+            build_trainer(tiny_model(tokenizer), tokenizer, rows, objective, t, 0, str(tmp_path))
+
+
+def test_trainer_kwargs_load_from_params_with_nested_values():
+    p = params_mod.from_dict({"train": {"trainer_kwargs": {"lr_scheduler_type": "cosine",
+                                                           "lr_scheduler_kwargs": {"num_cycles": 0.5}}}})
+    assert p.train.trainer_kwargs == {"lr_scheduler_type": "cosine", "lr_scheduler_kwargs": {"num_cycles": 0.5}}
+    assert params_mod.from_dict({}).train.trainer_kwargs == {}
+    with pytest.raises(params_mod.ParamsError, match=r"train\.trainer_kwargs: expected a mapping"):
+        params_mod.from_dict({"train": {"trainer_kwargs": ["warmup_ratio"]}})

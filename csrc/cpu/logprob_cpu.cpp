@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 
+#include "../checks.h"
+
 namespace pk {
 namespace {
 
@@ -243,15 +245,6 @@ void backward_rows(const acc_t* grad, const scalar_t* x, const int64_t* tgt, con
   }
 }
 
-void check_inputs(const at::Tensor& logits, const at::Tensor& targets, double temperature) {
-  TORCH_CHECK(logits.dim() == 2, "token_logprobs: logits must be [N, V], got ", logits.sizes());
-  TORCH_CHECK(targets.dim() == 1 && targets.size(0) == logits.size(0),
-              "token_logprobs: targets must be [N] matching logits, got ", targets.sizes());
-  TORCH_CHECK(targets.scalar_type() == at::kLong, "token_logprobs: targets must be int64");
-  TORCH_CHECK(temperature > 0, "token_logprobs: temperature must be positive");
-  TORCH_CHECK(logits.size(0) == 0 || logits.size(1) > 0, "token_logprobs: empty vocabulary");
-}
-
 void check_targets(const at::Tensor& t, int64_t v, int64_t ignore) {
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < t.numel(); ++i)
@@ -295,7 +288,7 @@ at::Tensor token_logprobs_backward_cpu(const at::Tensor& grad, const at::Tensor&
   const int64_t n = x.size(0), v = x.size(1);
   check_targets(t, v, ignore_index);
   const auto acc_type = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  TORCH_CHECK(grad.numel() == n && lse.numel() == n, "token_logprobs_backward: grad and lse must be [N]");
+  check_backward_inputs(grad, lse, n);
   const auto g = grad.to(acc_type).contiguous();
   const auto l = lse.to(acc_type).contiguous();
   auto out = at::empty_like(x);

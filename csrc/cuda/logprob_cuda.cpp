@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "../checks.h"
 #include "logprob_cuda.h"
 
 namespace pk {
@@ -23,14 +24,9 @@ pk_cuda::DType dtype_of(const at::Tensor& x) {
   }
 }
 
+// the shared checks (../checks.h) plus the CUDA launch's own limit
 void check(const at::Tensor& logits, const at::Tensor& targets, double temperature) {
-  TORCH_CHECK(logits.dim() == 2, "token_logprobs: logits must be [N, V], got ", logits.sizes());
-  TORCH_CHECK(targets.dim() == 1 && targets.size(0) == logits.size(0),
-              "token_logprobs: targets must be [N] matching logits, got ", targets.sizes());
-  TORCH_CHECK(targets.scalar_type() == at::kLong, "token_logprobs: targets must be int64");
-  TORCH_CHECK(targets.device() == logits.device(), "token_logprobs: targets on another device");
-  TORCH_CHECK(temperature > 0, "token_logprobs: temperature must be positive");
-  TORCH_CHECK(logits.size(0) == 0 || logits.size(1) > 0, "token_logprobs: empty vocabulary");
+  check_inputs(logits, targets, temperature);
   TORCH_CHECK(logits.size(0) < (int64_t(1) << 31), "token_logprobs (CUDA): too many rows for one launch");
 }
 
@@ -57,7 +53,7 @@ at::Tensor token_logprobs_backward_cuda(const at::Tensor& grad, const at::Tensor
   const auto x = logits.contiguous();
   const auto t = targets.contiguous();
   const int64_t n = x.size(0), v = x.size(1);
-  TORCH_CHECK(grad.numel() == n && lse.numel() == n, "token_logprobs_backward: grad and lse must be [N]");
+  check_backward_inputs(grad, lse, n);
   // a host pointer handed to the kernel would be an illegal access that poisons the CUDA context
   TORCH_CHECK(grad.device() == logits.device() && lse.device() == logits.device(),
               "token_logprobs_backward: grad and lse must be on ", logits.device());

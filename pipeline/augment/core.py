@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline import matching as m
 from pipeline.augment.tasks import (
     BARE_CONCLUSION,
     EXPLAINED_REFUSAL,
@@ -25,7 +26,6 @@ from pipeline.augment.tasks import (
     rewrite_prompt,
 )
 from pipeline.backends.base import Request
-from pipeline.judges import matching as m
 from pipeline.preferences import refusal_of
 from pipeline.records import QA, Pair
 from pipeline.text import count_tokens, stable_hash

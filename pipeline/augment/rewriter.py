@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from pipeline import language as lang
+from pipeline import matching as m
 from pipeline.augment.tasks import (
     BARE_CONCLUSION,
     EXPLAINED_REFUSAL,
@@ -23,7 +24,6 @@ from pipeline.augment.tasks import (
     parse_prompt,
 )
 from pipeline.backends.base import Request, Response
-from pipeline.judges import matching as m
 from pipeline.language import zh_forms as zh
 from pipeline.language.rewrite_en import AUX
 from pipeline.text import count_tokens, stable_hash

@@ -204,3 +204,19 @@ def run_cached(
         if progress:
             progress(len(chunk))
     return [results[k] for k in keys], len(todo)
+
+
+class CachedGenerator:
+    """A generator whose calls go through the response cache (a rerun makes no repeated calls)."""
+
+    def __init__(self, generator: Generator, cache_dir: str | Path):
+        self.generator = generator
+        self.name = generator.name
+        self.batch_size = generator.batch_size
+        self.cache = ResponseCache(cache_dir, generator.name)
+
+    def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return run_cached(self.generator, requests, self.cache)[0]
+
+    def close(self) -> None:
+        self.cache.close()

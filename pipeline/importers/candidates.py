@@ -25,7 +25,17 @@ from typing import Any
 
 from pipeline.backends.base import generator_slug
 from pipeline.io import InputError, iter_json
-from pipeline.records import QA, SAFE_ID, Candidate, Context, Label, Passage, RecordError, parse
+from pipeline.records import (
+    LABEL_DIMENSIONS,
+    QA,
+    SAFE_ID,
+    Candidate,
+    Context,
+    Label,
+    Passage,
+    RecordError,
+    parse,
+)
 
 KEYS = {
     "id",
@@ -38,7 +48,6 @@ KEYS = {
     "finish_reason",
     "labels",
 }
-DIMENSIONS = ("behaviour", "faithfulness", "correctness", "completeness")
 
 
 def _norm(text: str) -> str:
@@ -136,24 +145,24 @@ def _labels(value: Any, rid: str, path: Path, line: int) -> dict[str, dict]:
     for judge, grades in value.items():
         if not isinstance(grades, dict):
             raise InputError(path, line, f"labels.{judge}", "expected an object of grades")
-        extra = sorted(set(grades) - set(DIMENSIONS))
+        extra = sorted(set(grades) - set(LABEL_DIMENSIONS))
         if extra:
             raise InputError(
                 path,
                 line,
                 f"labels.{judge}.{extra[0]}",
-                f"unknown dimension (known: {', '.join(DIMENSIONS)})",
+                f"unknown dimension (known: {', '.join(LABEL_DIMENSIONS)})",
             )
         if "behaviour" not in grades:
             raise InputError(path, line, f"labels.{judge}.behaviour", "missing")
         record = {"candidate_id": rid, "judge": judge, "status": "ok"} | {
-            d: grades.get(d) for d in DIMENSIONS
+            d: grades.get(d) for d in LABEL_DIMENSIONS
         }
         try:
             parse(Label, record)
         except RecordError as exc:
             raise InputError(path, line, f"labels.{judge}.{exc.field}", exc.message) from None
-        out[judge] = {d: grades.get(d) for d in DIMENSIONS}
+        out[judge] = {d: grades.get(d) for d in LABEL_DIMENSIONS}
     return out
 
 
@@ -164,7 +173,7 @@ def imported_labels(candidates: Iterable[Candidate], judge: str) -> dict[str, La
         grades = (c.meta.get("labels") or {}).get(judge)
         if grades is not None:
             out[c.id] = Label(
-                candidate_id=c.id, judge=judge, status="ok", **{d: grades[d] for d in DIMENSIONS}
+                candidate_id=c.id, judge=judge, status="ok", **{d: grades[d] for d in LABEL_DIMENSIONS}
             )
     return out
 

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from pipeline.backends import make_generator
+from pipeline.backends.cache import CachedGenerator
 from pipeline.irac import metrics as m
 from pipeline.irac.llm import Grader, ModelSystem
 from pipeline.irac.schema import field_specs
-from pipeline.judges import CachedGenerator
 from pipeline.params import Params
 from pipeline.records import Decision, IracGrade, IracOutput
 from pipeline.retrieval.coverage import check_coverage

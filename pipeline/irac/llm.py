@@ -4,7 +4,7 @@ Both follow the house pattern of pipeline/judges/llm.py: every attempt sends the
 to the generator as ONE batch (a served or local model sees whole batches), an invalid reply is asked
 again with a note about what was wrong, and after `max_retries` retries the item is kept with status
 "unparseable" -- never dropped. The generator is passed in, so the stage decides whether its calls go
-through the response cache (pipeline.judges.CachedGenerator).
+through the response cache (pipeline.backends.cache.CachedGenerator).
 """
 
 from __future__ import annotations

@@ -195,21 +195,6 @@ def _overall(
     return value
 
 
-def score_fields(
-    predicted: dict[str, str] | None,
-    reference: dict[str, str],
-    kinds: dict[str, str],
-    similarity: Similarity,
-    tau: float,
-    decision_id: str = "",
-    case_type: str = "",
-    types: dict[str, str] | None = None,
-) -> FieldCase:
-    """One decision's task 1 scores (see score_fields_batch)."""
-    item = (decision_id, case_type, predicted, reference, kinds, types or {})
-    return score_fields_batch([item], similarity, tau)[0]
-
-
 def segments(analysis: str) -> list[str]:
     """The pieces of an analysis a semantic field may match: sentences, split again at ';' and ':'
     (and after Chinese sentence ends, which need no following space)."""

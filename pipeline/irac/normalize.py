@@ -8,8 +8,8 @@ replaced by its canonical form, so two spellings of the same range compare equal
 
 How it works: one scanner finds typed values in a string (a small table of patterns per type, each
 with a converter); the longest match wins where patterns overlap. A value is typed when one match
-covers all of it. `values_in` is the same scanner run over a free text, which makes `mentions`
-consistent with `exact_match` by construction.
+covers all of it. `mentions` runs the same scanner over a free text, which makes it consistent
+with `exact_match` by construction.
 """
 
 from __future__ import annotations
@@ -506,11 +506,6 @@ def typed_equal(predicted: str, reference: str, value_type: str) -> bool:
     if a is None or b is None:
         return False
     return _same_money(a, b) if value_type == "money" else a == b
-
-
-def values_in(text: str) -> set[str]:
-    """The canonical typed values a free text states (yes/no is not scanned: it needs a question)."""
-    return set(_analyse(text)[1])
 
 
 def mentions(text: str, reference: str, value_type: str | None = None) -> bool:

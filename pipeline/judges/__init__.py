@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.judges.base import DIMENSIONS, Judge, JudgeItem, file_name
+from pipeline.judges.base import Judge, JudgeItem, file_name
 from pipeline.judges.rule import RuleJudge
 
-__all__ = ["DIMENSIONS", "Judge", "JudgeItem", "RuleJudge", "file_name", "make_judge"]
+__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "make_judge"]
 
 
 def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:
@@ -37,28 +37,9 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
 JUDGE_CACHE = "data/cache/judge"
 
 
-class CachedGenerator:
-    """A generator whose calls go through the response cache (a rerun makes no repeated calls)."""
-
-    def __init__(self, generator: Any, cache_dir: str):
-        from pipeline.backends.cache import ResponseCache
-
-        self.generator = generator
-        self.name = generator.name
-        self.batch_size = generator.batch_size
-        self.cache = ResponseCache(cache_dir, generator.name)
-
-    def generate(self, requests: Any) -> list:
-        from pipeline.backends.cache import run_cached
-
-        return run_cached(self.generator, requests, self.cache)[0]
-
-    def close(self) -> None:
-        self.cache.close()
-
-
 def _default_factory(params: Any) -> Callable[[str], Any]:
     from pipeline import backends
+    from pipeline.backends.cache import CachedGenerator
 
     def build(backend_spec: str) -> Any:
         return CachedGenerator(backends.make_generator(backend_spec, params.generate), JUDGE_CACHE)

@@ -9,18 +9,6 @@ from typing import Protocol
 from pipeline import language
 from pipeline.records import QA, Candidate, Label, Passage
 
-BEHAVIOURS = ("attempted", "abstained", "unusable")
-FAITHFULNESS = ("fully_supported", "partially_supported", "unsupported", "contradicted")
-CORRECTNESS = ("correct", "incorrect")
-COMPLETENESS = ("complete", "incomplete")
-# Dimension name -> allowed labels, in the order a judge is asked about them.
-DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "behaviour": BEHAVIOURS,
-    "faithfulness": FAITHFULNESS,
-    "correctness": CORRECTNESS,
-    "completeness": COMPLETENESS,
-}
-
 
 @dataclass(frozen=True)
 class JudgeItem:

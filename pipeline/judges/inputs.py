@@ -16,14 +16,17 @@ INTERIM = Path("data/interim")
 
 
 @dataclass
-class Corpus:
+class InterimData:
+    """The generated data under data/interim: passages, questions, contexts and candidate answers."""
+
     passages: dict[str, Passage]
     qas: dict[str, QA]
     contexts: dict[str, Context]
     candidates: list[Candidate]
 
 
-def load_corpus(root: Path = INTERIM) -> Corpus:
+def load_interim(root: Path = INTERIM) -> InterimData:
+    """passages, qa, contexts and candidates.jsonl under `root`, cross-checked; candidates in id order."""
     passages = {p.id: p for p in read_records(root / "passages.jsonl", Passage)}
     qas = {q.id: q for q in read_records(root / "qa.jsonl", QA)}
     contexts = {c.id: c for c in read_records(root / "contexts.jsonl", Context)}
@@ -47,10 +50,10 @@ def load_corpus(root: Path = INTERIM) -> Corpus:
                 f"candidate {cand.id!r}: unknown context {cand.context_id!r}",
             )
     candidates.sort(key=lambda c: c.id)
-    return Corpus(passages, qas, contexts, candidates)
+    return InterimData(passages, qas, contexts, candidates)
 
 
-def judge_items(corpus: Corpus, refusal: str | Mapping[str, str]) -> list[JudgeItem]:
+def judge_items(corpus: InterimData, refusal: str | Mapping[str, str]) -> list[JudgeItem]:
     """One item per candidate. `refusal` is one sentence, or one per language (generate.refusals):
     then each item gets the refusal of its question's language, and a language without one stops."""
     items = []

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.backends.base import Generator, Request
-from pipeline.judges.base import DIMENSIONS, JudgeItem, item_language
+from pipeline.judges.base import JudgeItem, item_language
 from pipeline.prompts import render_passages
-from pipeline.records import Label
+from pipeline.records import LABEL_DIMENSIONS, Label
 
 # What each dimension asks, per language (a record's language picks its wording, as for the answer
 # prompt); the labels themselves are the schema's values and stay as they are in every language.
@@ -133,7 +133,7 @@ class LLMJudge:
             replies = self._generate(prompts)
             still = []
             for slot, reply in zip(pending, replies, strict=True):
-                value = parse_reply(reply, DIMENSIONS[dimension])
+                value = parse_reply(reply, LABEL_DIMENSIONS[dimension])
                 if value is None:
                     last[id(slot)] = reply
                     still.append(slot)
@@ -173,7 +173,7 @@ def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = No
     if dimension in ("correctness", "completeness"):
         parts.append(f"{frame.reference}{item.qa.answer}")
     parts.append(f"{frame.response}{item.candidate.text}")
-    parts.append(frame.reply.format(labels=", ".join(DIMENSIONS[dimension])))
+    parts.append(frame.reply.format(labels=", ".join(LABEL_DIMENSIONS[dimension])))
     if invalid_reply is not None:
         # A changed prompt keeps the response cache from answering a retry with the failed reply; the
         # attempt number keeps two identical failed replies from giving two identical retry prompts.

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline import language
-from pipeline.judges import matching as m
+from pipeline import matching as m
 from pipeline.judges.base import JudgeItem, item_language
 from pipeline.records import Label
 

@@ -5,6 +5,8 @@ or PIPELINE_KERNELS=reference is set, a pure-PyTorch chunked reference is used w
 """
 
 from pipeline.kernels.ops import (
+    CHUNK_TOKENS,
+    IGNORE_INDEX,
     backend,
     fused_linear_sequence_logprobs,
     selective_log_softmax,
@@ -13,6 +15,8 @@ from pipeline.kernels.ops import (
 )
 
 __all__ = [
+    "CHUNK_TOKENS",
+    "IGNORE_INDEX",
     "backend",
     "fused_linear_sequence_logprobs",
     "selective_log_softmax",

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
 CPU_SOURCES = [CSRC / "ops.cpp", CSRC / "cpu" / "logprob_cpu.cpp"]
 CUDA_SOURCES = [CSRC / "cuda" / "logprob_cuda.cpp", CSRC / "cuda" / "logprob_kernels.cu"]
+HEADERS = [CSRC / "checks.h"]
 CUDA_HEADERS = [CSRC / "cuda" / "logprob_cuda.h"]
 _FORCE_REFERENCE = "reference"
 
@@ -87,7 +88,7 @@ def _build() -> None:
     isa = cpu_capability()
     cuda = use_cuda()
     sources = CPU_SOURCES + (CUDA_SOURCES if cuda else [])
-    name = _name(sources + (CUDA_HEADERS if cuda else []), isa + ("_cuda" if cuda else ""))
+    name = _name(sources + HEADERS + (CUDA_HEADERS if cuda else []), isa + ("_cuda" if cuda else ""))
     folder = build_dir() / name
     built = folder / f"{name}.so"
     if built.exists() and not (folder / "lock").exists():  # "lock": another process is building it
@@ -122,7 +123,9 @@ def _build() -> None:
 
 @cache
 def extension_available() -> bool:
-    """True once the extension is loaded and its ops registered; False means the reference is used."""
+    """True once the extension is built and loaded (its ops defined); False means the reference is used.
+
+    Autograd and fake kernels are attached by pipeline.kernels.ops, next to the Python wrapper."""
     if os.environ.get("PIPELINE_KERNELS", "").lower() == _FORCE_REFERENCE:
         return False
     if shutil.which("ninja") is None and not (Path(sys.executable).parent / "ninja").exists():
@@ -132,7 +135,6 @@ def extension_available() -> bool:
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     try:
         _build()
-        from pipeline.kernels import registration  # noqa: F401  (attaches autograd + fake kernels)
     except Exception as exc:  # any compiler or loader failure: keep working on the reference
         warnings.warn(
             f"pipeline.kernels: building the extension failed ({type(exc).__name__}: {str(exc)[-2000:]}); "

@@ -1,24 +1,66 @@
-"""Public API of the log-prob kernels (see the package docstring)."""
+"""Public API of the log-prob kernels (see the package docstring).
+
+The C++ ops (csrc/ops.cpp) get their fake kernel (shapes, for torch.compile) and their autograd here,
+next to the Python wrapper, once the loader has built and loaded the extension (_register_ops).
+"""
 
 from __future__ import annotations
+
+from functools import cache
 
 import torch
 
 from pipeline.kernels import loader, reference
+from pipeline.kernels.reference import CHUNK_TOKENS, IGNORE_INDEX
 
-IGNORE_INDEX = -100
-DEFAULT_FUSED_CHUNK = 1024
+
+# ------------------------------------------------------------------ the C++ op: fake kernels + autograd
+def _fake_forward(logits, targets, ignore_index, temperature, softcap):
+    out_dtype = torch.float64 if logits.dtype == torch.float64 else torch.float32
+    n = logits.shape[0]
+    return logits.new_empty(n, dtype=out_dtype), logits.new_empty(n, dtype=out_dtype)
+
+
+def _fake_backward(grad, logits, targets, lse, ignore_index, temperature, softcap):
+    return torch.empty_like(logits)
+
+
+def _setup_context(ctx, inputs, output):
+    logits, targets, ignore_index, temperature, softcap = inputs
+    ctx.save_for_backward(logits, targets, output[1])
+    ctx.args = (ignore_index, temperature, softcap)
+    ctx.mark_non_differentiable(output[1])
+
+
+def _backward(ctx, grad_logp, _grad_lse):
+    logits, targets, lse = ctx.saved_tensors
+    grad = torch.ops.pipeline_kernels.token_logprobs_backward(
+        grad_logp.contiguous(), logits, targets, lse, *ctx.args
+    )
+    return grad, None, None, None, None
+
+
+@cache
+def _register_ops() -> bool:
+    """Build and load the extension (lazily, on first use), then attach the fake kernels and autograd
+    to its ops, once. False when the extension is unavailable (the reference is used)."""
+    if not loader.extension_available():
+        return False
+    torch.library.register_fake("pipeline_kernels::token_logprobs", _fake_forward)
+    torch.library.register_fake("pipeline_kernels::token_logprobs_backward", _fake_backward)
+    torch.library.register_autograd("pipeline_kernels::token_logprobs", _backward, setup_context=_setup_context)
+    return True
 
 
 @torch.compiler.assume_constant_result
 def extension_available() -> bool:
     # A constant to torch.compile: the loader (files, env, build) stays out of traced graphs.
-    return loader.extension_available()
+    return _register_ops()
 
 
 @torch.compiler.assume_constant_result
 def _cuda_kernels() -> bool:
-    return loader.extension_available() and loader.cuda_built()
+    return _register_ops() and loader.cuda_built()
 
 
 def _use_extension(t: torch.Tensor) -> bool:
@@ -222,7 +264,7 @@ def fused_linear_sequence_logprobs(
     weight: torch.Tensor,
     labels: torch.Tensor,
     mask: torch.Tensor | None = None,
-    chunk_size: int = DEFAULT_FUSED_CHUNK,
+    chunk_size: int = CHUNK_TOKENS,
     temperature: float = 1.0,
     softcap: float | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

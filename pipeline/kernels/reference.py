@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import torch
 
-DEFAULT_CHUNK = 1024
+IGNORE_INDEX = -100  # a label that carries no loss (PyTorch's and Hugging Face's convention)
+CHUNK_TOKENS = 1024  # tokens per chunk: only [CHUNK_TOKENS, V] logits exist at a time
 
 
 def out_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -31,10 +32,10 @@ def transform(x: torch.Tensor, temperature: float, softcap: float | None) -> tor
 def token_logprobs_and_lse(
     logits: torch.Tensor,
     targets: torch.Tensor,
-    ignore_index: int = -100,
+    ignore_index: int = IGNORE_INDEX,
     temperature: float = 1.0,
     softcap: float | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int = CHUNK_TOKENS,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(logp[N], lse[N]) in fp32, computed chunk by chunk so only [chunk, V] fp32 temporaries exist."""
     n = logits.shape[0]
@@ -59,10 +60,10 @@ def token_logprobs_backward(
     logits: torch.Tensor,
     targets: torch.Tensor,
     lse: torch.Tensor,
-    ignore_index: int = -100,
+    ignore_index: int = IGNORE_INDEX,
     temperature: float = 1.0,
     softcap: float | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int = CHUNK_TOKENS,
 ) -> torch.Tensor:
     """grad_logits = g_t * (onehot - softmax) * dz/dx, recomputing softmax from the saved lse."""
     out = torch.empty_like(logits)
@@ -88,7 +89,7 @@ def token_logprobs_backward(
 def token_logprobs(
     logits: torch.Tensor,
     targets: torch.Tensor,
-    ignore_index: int = -100,
+    ignore_index: int = IGNORE_INDEX,
     temperature: float = 1.0,
     softcap: float | None = None,
 ) -> torch.Tensor:

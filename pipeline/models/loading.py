@@ -104,3 +104,12 @@ def load_with_adapter(base: PreTrainedModel, adapter_dir: str | Path, name: str 
     if not trainable:
         model.eval()
     return model
+
+
+def unwrap(model: Any) -> Any:
+    """The transformers causal LM inside DDP / accelerate wrappers (`.module`) and a PEFT wrapper (its
+    LoRA layers stay injected and active)."""
+    while hasattr(model, "module"):
+        model = model.module
+    get_base = getattr(model, "get_base_model", None)
+    return get_base() if callable(get_base) else model

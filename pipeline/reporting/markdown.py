@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from pipeline.records import SCORINGS
+from pipeline.records import PAIR_DIMENSIONS, SCORINGS
 from pipeline.reporting.analysis import BLIND, LONGER, SHORTER
 
-DIMENSIONS = ("refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness")
 SCORING_TEXT = {
     "sum": "sum of the response tokens' log-probs under the model",
     "mean": "mean log-prob per response token under the model",
@@ -19,9 +18,10 @@ SCORING_TEXT = {
 }
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], cell: Callable[[Any], str] = str) -> str:
+    """A markdown table (the reward-model and data reports'); `cell` writes each value."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -195,7 +195,7 @@ def render(res: dict[str, Any], models: Sequence[str], header: Sequence[str], ct
                   [[r["table"], f"`{r['model']}`", f"{r['delta']:+.3f}" if not np.isnan(r["delta"]) else "n/a",
                     f"{r['p']:.3g}", f"{r['p_holm']:.3g}"] for r in res["holm"]]), ""]
 
-    for title, part, labels in (("Accuracy per dimension", "dimension", DIMENSIONS),
+    for title, part, labels in (("Accuracy per dimension", "dimension", PAIR_DIMENSIONS),
                                 ("Accuracy per variant", "variant", None),
                                 ("Accuracy per split (all scored splits)", "split", None)):
         out += [f"## {title} ({lead})", ""]

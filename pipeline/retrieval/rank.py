@@ -30,13 +30,3 @@ def top_outside(scores: np.ndarray, n: int, exclude: Collection[int]) -> list[in
     head = np.flatnonzero(scores >= cutoff)  # bring in every index tied with the cut-off
     order = np.lexsort((head, -scores[head]))
     return [int(i) for i in head[order][:n]]
-
-
-class MatrixRetriever:
-    """Scores come from a callable query -> score vector over the corpus (a BM25 query, a row of Q @ P.T)."""
-
-    def __init__(self, score_fn):
-        self._score_fn = score_fn
-
-    def top(self, query: int, n: int, exclude: Collection[int]) -> list[int]:
-        return top_outside(self._score_fn(query), n, exclude)

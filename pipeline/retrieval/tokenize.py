@@ -16,7 +16,7 @@ import functools
 from pipeline.language import core as language
 from pipeline.language.core import has_cjk
 
-__all__ = ["STOPWORDS", "has_cjk", "stem", "tokenize"]
+__all__ = ["STOPWORDS", "stem", "tokenize"]
 
 STOPWORDS = language.EN_STOPWORDS
 

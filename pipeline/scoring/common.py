@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from pipeline.models.loading import unwrap
+
 
 @dataclass
 class ResponseScores:
@@ -25,12 +27,6 @@ class ResponseScores:
         f = lambda: np.zeros(n, dtype=np.float64)  # noqa: E731
         i = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
         return cls(f(), f(), f(), f(), i(), i())
-
-
-def unwrap(model: Any) -> Any:
-    """The transformers causal LM inside a PEFT wrapper (its LoRA layers stay injected and active)."""
-    get_base = getattr(model, "get_base_model", None)
-    return get_base() if callable(get_base) else model
 
 
 def decoder_and_head(model: Any) -> tuple[torch.nn.Module, torch.Tensor, float | None]:

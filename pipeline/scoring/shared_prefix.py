@@ -18,12 +18,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from pipeline.kernels import fused_linear_sequence_logprobs
+from pipeline.kernels import CHUNK_TOKENS, IGNORE_INDEX, fused_linear_sequence_logprobs
 from pipeline.scoring.batching import length_batches
 from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
 from pipeline.scoring.encode import EncodedPair
-
-IGNORE = -100
 
 
 def prompt_batch(pairs: Sequence[EncodedPair], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -46,7 +44,7 @@ def response_batch(pairs: Sequence[EncodedPair], pad: int, prompt_width: int) ->
     prompt_len = torch.tensor([len(p.prompt) for p in pairs for _ in range(2)])
     width = max(len(r) for r in responses)
     ids = torch.full((len(responses), width), pad, dtype=torch.long)
-    labels = torch.full((len(responses), width), IGNORE, dtype=torch.long)
+    labels = torch.full((len(responses), width), IGNORE_INDEX, dtype=torch.long)
     for row, r in enumerate(responses):
         ids[row, : len(r)] = torch.tensor(r)
         labels[row, : len(r)] = torch.tensor(r)
@@ -74,7 +72,7 @@ def score_shared_prefix(
     model: Any,
     pairs: Sequence[EncodedPair],
     batch_tokens: int = 8192,
-    chunk_size: int = 1024,
+    chunk_size: int = CHUNK_TOKENS,
     progress: Callable[[int], None] | None = None,
 ) -> ResponseScores:
     if not supports_custom_mask(model):
@@ -104,7 +102,7 @@ def score_shared_prefix(
         predictors = torch.cat([last_prompt[:, None], second[:, :-1]], dim=1)
         labels = inputs["labels"]
         total, mean, count = fused_linear_sequence_logprobs(
-            predictors, weight, labels, labels != IGNORE, chunk_size=chunk_size, softcap=softcap
+            predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
         )
         total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
         idx = np.asarray(batch)

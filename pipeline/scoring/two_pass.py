@@ -13,12 +13,10 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from pipeline.kernels import fused_linear_sequence_logprobs, sequence_logprobs
+from pipeline.kernels import IGNORE_INDEX, fused_linear_sequence_logprobs, sequence_logprobs
 from pipeline.scoring.batching import length_batches
 from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
 from pipeline.scoring.encode import EncodedPair
-
-IGNORE = -100
 
 
 @torch.inference_mode()
@@ -42,7 +40,7 @@ def score_two_pass(
         length = max(len(rows[i][0]) + len(rows[i][1]) for i in batch)
         ids = torch.full((len(batch), length), pad, dtype=torch.long)
         attn = torch.zeros((len(batch), length), dtype=torch.long)
-        labels = torch.full((len(batch), length), IGNORE, dtype=torch.long)
+        labels = torch.full((len(batch), length), IGNORE_INDEX, dtype=torch.long)
         for j, i in enumerate(batch):
             prompt, response = rows[i]
             n_p, n_r = len(prompt), len(response)
@@ -53,11 +51,11 @@ def score_two_pass(
         labels = labels.to(device)
         if head == "full":
             logits = model(input_ids=ids.to(device), attention_mask=attn.to(device), use_cache=False).logits
-            total, mean, count = sequence_logprobs(logits, labels, labels != IGNORE, softcap=softcap)
+            total, mean, count = sequence_logprobs(logits, labels, labels != IGNORE_INDEX, softcap=softcap)
         else:
             hidden = decoder(input_ids=ids.to(device), attention_mask=attn.to(device), use_cache=False).last_hidden_state
             total, mean, count = fused_linear_sequence_logprobs(
-                hidden, weight, labels, labels != IGNORE, softcap=softcap
+                hidden, weight, labels, labels != IGNORE_INDEX, softcap=softcap
             )
         idx = np.asarray(batch)
         sums[idx], means[idx], counts[idx] = total.double().cpu().numpy(), mean.double().cpu().numpy(), count.cpu().numpy()

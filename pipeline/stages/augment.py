@@ -14,14 +14,14 @@ from typing import Any
 
 from pipeline.augment import augment_pairs, make_rewriter
 from pipeline.backends import make_generator
-from pipeline.backends.cache import compacting
+from pipeline.backends.cache import CachedGenerator, compacting
 from pipeline.io import InputError, read_records
-from pipeline.judges import CachedGenerator, JudgeItem, file_name, make_judge
-from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
+from pipeline.judges import JudgeItem, file_name, make_judge
+from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
+from pipeline.pairs_io import write_splits
 from pipeline.preferences import SPLITS, compare, refusal_of
 from pipeline.records import Candidate, Pair
 from pipeline.stages import run, start
-from pipeline.stages.pairs import write_splits
 
 log = logging.getLogger("augment")
 PAIRS = Path("data/processed/pairs")
@@ -30,7 +30,7 @@ OUT = Path("data/processed/pairs_aug")
 CACHE = Path("data/cache/augment")
 
 
-def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusals: dict[str, str], rewriter: str):
+def make_rejudge(corpus: InterimData, labels: dict, judge: Any, refusals: dict[str, str], rewriter: str):
     """A function telling, for (pair, side, rewritten text) triples, whether the pair keeps its direction
     when that side is replaced by the text and judged by `judge` (one batched judge call)."""
     by_generator = {(c.context_id, c.generator): c for c in corpus.candidates}
@@ -66,7 +66,7 @@ def make_rejudge(corpus: Corpus, labels: dict, judge: Any, refusals: dict[str, s
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
-    corpus = load_corpus()
+    corpus = load_interim()
     primary = params.judge.judges[0]
     labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
     pairs = [p for split in SPLITS for p in read_records(PAIRS / f"{split}.jsonl", Pair)]

@@ -20,10 +20,11 @@ from pipeline.agreement import agreement
 from pipeline.io import read_records, write_json, write_text
 from pipeline.judges import file_name
 from pipeline.judges.base import item_language
-from pipeline.judges.inputs import INTERIM, Corpus, load_corpus, load_labels
+from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
 from pipeline.records import Decision, Label, Pair
+from pipeline.reporting.markdown import table
 from pipeline.retrieval.recall import gold_recall
 from pipeline.stages import run, start
 
@@ -52,7 +53,7 @@ def ideal(label: Label) -> bool:
     )
 
 
-def answer_quality(corpus: Corpus, labels: Mapping[str, Label]) -> dict[str, dict[str, dict[str, float]]]:
+def answer_quality(corpus: InterimData, labels: Mapping[str, Label]) -> dict[str, dict[str, dict[str, float]]]:
     """variant -> ("all" | generator) -> rates: ideal-answer and attempted rates on answerable contexts,
     correct-refusal rate on unanswerable ones (an unparseable label counts as neither)."""
     groups: dict[tuple[str, str], list[tuple[bool, Label]]] = defaultdict(list)
@@ -84,7 +85,7 @@ def transition(pair: Pair, chosen: Label, rejected: Label) -> str:
 
 
 def lengths_by_transition(
-    before: Sequence[Pair], after: Sequence[Pair], corpus: Corpus, labels: Mapping[str, Label]
+    before: Sequence[Pair], after: Sequence[Pair], corpus: InterimData, labels: Mapping[str, Label]
 ) -> dict[str, dict[str, float]]:
     ids = {(c.context_id, c.generator): c.id for c in corpus.candidates}
     after_by_id = {p.id: p for p in after}
@@ -137,12 +138,12 @@ def pair_counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
 
 
 # ------------------------------------------------------------------------------------ by language
-def qa_languages(corpus: Corpus) -> dict[str, str]:
+def qa_languages(corpus: InterimData) -> dict[str, str]:
     """qa_id -> the language a judge reads it in (its question and reference answer)."""
     return {qid: item_language(qa) for qid, qa in corpus.qas.items()}
 
 
-def labels_by_language(corpus: Corpus, labels: Mapping[str, Label], qa_lang: Mapping[str, str]) -> dict:
+def labels_by_language(corpus: InterimData, labels: Mapping[str, Label], qa_lang: Mapping[str, str]) -> dict:
     """language -> behaviour -> labels of the primary judge (unparseable counted as such): a language whose
     answers are mostly "unusable" or never "abstained" points at a judge that does not read it."""
     out: dict[str, Counter] = defaultdict(Counter)
@@ -162,7 +163,7 @@ def pairs_by_language(pairs: Sequence[Pair], qa_lang: Mapping[str, str]) -> dict
     return out
 
 
-def by_language(corpus: Corpus, labels: Mapping[str, Label], pairs: Sequence[Pair], params: Params,
+def by_language(corpus: InterimData, labels: Mapping[str, Label], pairs: Sequence[Pair], params: Params,
                 embeddings: Path | None) -> dict:
     """Per-language figures; recall@10 uses the contexts stage's retrievers (embeddings from its cache)."""
     qa_lang = qa_languages(corpus)
@@ -186,9 +187,9 @@ def render_languages(m: dict) -> list[str]:
         "",
         table(["language", "questions", *behaviours],
               [[lang, m["questions"][lang], *(m["labels"].get(lang, {}).get(b, 0) for b in behaviours)]
-               for lang in langs]),
+               for lang in langs], cell=_fmt),
         "",
-        table(["pairs: dimension", *langs], [[d, *(row[lang] for lang in langs)] for d, row in m["pairs"].items()]),
+        table(["pairs: dimension", *langs], [[d, *(row[lang] for lang in langs)] for d, row in m["pairs"].items()], cell=_fmt),
         "",
         "Gold recall@10 over all passages (answerable questions; the contexts stage's BM25 and dense "
         "retrievers): low dense recall means the dense variants' distractors are close to random (a model "
@@ -196,13 +197,13 @@ def render_languages(m: dict) -> list[str]:
         "passages).",
         "",
         table(["language", "questions", "BM25", "dense"],
-              [[lang, r["questions"], r["bm25"], r["dense"]] for lang, r in m["recall_at_10"].items()]),
+              [[lang, r["questions"], r["bm25"], r["dense"]] for lang, r in m["recall_at_10"].items()], cell=_fmt),
         "",
     ]
 
 
 def judge_robustness(
-    corpus: Corpus, judges: Sequence[tuple[str, Mapping[str, Label]]], params: Params, splits
+    corpus: InterimData, judges: Sequence[tuple[str, Mapping[str, Label]]], params: Params, splits
 ):
     """Pairs rebuilt from each non-primary judge against the primary's: overall and on the test split."""
     (_primary_name, primary), others = judges[0], judges[1:]
@@ -225,12 +226,6 @@ def _fmt(value: Any) -> str:
         # Small but non-zero shares (e.g. reversed pairs) must not print as 0.000.
         return f"{value:.1e}" if 0 < abs(value) < 5e-4 else f"{value:.3f}"
     return str(value)
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def header_line(params: Params) -> str:
@@ -261,15 +256,16 @@ def render(m: dict[str, Any], params: Params) -> str:
                 ["contexts", c["contexts"]],
                 ["candidates", c["candidates"]],
             ],
+            cell=_fmt,
         ),
         "",
-        table(["decisions by case type", "count"], sorted(c["decisions_by_case_type"].items())),
+        table(["decisions by case type", "count"], sorted(c["decisions_by_case_type"].items()), cell=_fmt),
         "",
-        table(["questions by kind", "count"], sorted(c["questions_by_kind"].items())),
+        table(["questions by kind", "count"], sorted(c["questions_by_kind"].items()), cell=_fmt),
         "",
-        table(["contexts by variant", "count"], sorted(c["contexts_by_variant"].items())),
+        table(["contexts by variant", "count"], sorted(c["contexts_by_variant"].items()), cell=_fmt),
         "",
-        table(["candidates by generator", "count"], sorted(c["candidates_by_generator"].items())),
+        table(["candidates by generator", "count"], sorted(c["candidates_by_generator"].items()), cell=_fmt),
         "",
         "## Answer quality (primary judge)",
         "",
@@ -282,13 +278,14 @@ def render(m: dict[str, Any], params: Params) -> str:
         for variant, by_who in m["quality"].items()
         for who, s in by_who.items()
     ]
-    out += [table(["variant", "generator", "n", "ideal", "attempted", "correct refusal"], rows), ""]
+    out += [table(["variant", "generator", "n", "ideal", "attempted", "correct refusal"], rows, cell=_fmt), ""]
     out += ["## Pairs by split and dimension", ""]
     pc = m["pairs"]["counts"]
     out += [
         table(
             ["split", *DIMENSION_ORDER, "total"],
             [[s, *(pc[s][d] for d in DIMENSION_ORDER), pc[s]["total"]] for s in SPLITS],
+            cell=_fmt,
         ),
         "",
     ]
@@ -320,6 +317,7 @@ def render(m: dict[str, Any], params: Params) -> str:
                 ]
                 for k, v in m["length"].items()
             ],
+            cell=_fmt,
         ),
         "",
         f"Rewrites by task ({params.augment.rewriter}; each rewrite re-judged by {params.judge.judges[0]}; a pair "
@@ -330,6 +328,7 @@ def render(m: dict[str, Any], params: Params) -> str:
              "dropped by re-judging"],
             [[k, v["planned"], v["kept_for_balance"], v["rewritten"], v["failed_check"], v["dropped_by_judge"]]
              for k, v in m["augmentation"].items()],
+            cell=_fmt,
         ),
         "",
         "## Judges",
@@ -337,6 +336,7 @@ def render(m: dict[str, Any], params: Params) -> str:
         table(
             ["judge", "labels", "unparseable"],
             [[j, v["labels"], v["unparseable"]] for j, v in m["judges"].items()],
+            cell=_fmt,
         ),
         "",
     ]
@@ -349,6 +349,7 @@ def render(m: dict[str, Any], params: Params) -> str:
             table(
                 ["dimension", "items", "raw", "chance", "Fleiss kappa"],
                 [[d, v["items"], v["raw"], v["chance"], v["kappa"]] for d, v in m["agreement"].items()],
+                cell=_fmt,
             ),
             "",
             "Robustness: the primary judge's pairs rebuilt from each other judge's labels (kept = same "
@@ -361,6 +362,7 @@ def render(m: dict[str, Any], params: Params) -> str:
                     for j, v in m["robustness"].items()
                     for scope, r in v.items()
                 ],
+                cell=_fmt,
             ),
             "",
         ]
@@ -391,7 +393,7 @@ def headline_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def build_metrics(corpus: Corpus, decisions: Sequence[Decision], judges, pairs, pairs_aug, params,
+def build_metrics(corpus: InterimData, decisions: Sequence[Decision], judges, pairs, pairs_aug, params,
                   augment_meta: dict | None = None, embeddings: Path | None = None) -> dict:
     from pipeline.preferences import assign_splits
 
@@ -432,7 +434,7 @@ def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
     decisions = read_records("data/raw/decisions.jsonl", Decision)
-    corpus = load_corpus()
+    corpus = load_interim()
     judges = [
         (j, load_labels(INTERIM / "labels" / file_name(j), corpus.candidates)) for j in params.judge.judges
     ]

@@ -15,7 +15,7 @@ from pipeline.backends.cache import compacting
 from pipeline.importers.candidates import imported_labels
 from pipeline.io import atomic_dir, write_records
 from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
-from pipeline.judges.inputs import INTERIM, judge_items, load_corpus
+from pipeline.judges.inputs import INTERIM, judge_items, load_interim
 from pipeline.records import Label
 from pipeline.stages import run, start
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
         raise params_mod.ParamsError(
             f"{args.params}: judge.judges: need distinct judges, got {params.judge.judges}"
         )
-    corpus = load_corpus()
+    corpus = load_interim()
     items = judge_items(corpus, params.generate.refusal_by_language())
     log.info("judging %d candidates with %s", len(items), ", ".join(params.judge.judges))
     summary = []

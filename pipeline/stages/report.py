@@ -24,7 +24,7 @@ from pipeline import stats
 from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, read_records, write_json, write_text
 from pipeline.preferences import refusal_of
-from pipeline.records import SCORINGS, Pair, Score
+from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     plots.accuracy_figure([r for r in rows if r["scoring"] == rp.main_scoring], reports / "figures" / "accuracy.png",
                           order)
     plots.dimension_figure({k: v for k, v in res["tables"].items() if k.endswith(f"/{rp.main_scoring}")},
-                           reports / "figures" / "dimensions.png", order, markdown.DIMENSIONS)
+                           reports / "figures" / "dimensions.png", order, PAIR_DIMENSIONS)
     plots.training_figure(read_curves(Path(args.curves), sorted(runs)), reports / "figures" / "training.png")
     write_text(reports / "plots" / "accuracy.csv", rows_csv(rows))
     details = details_json(res, rp.main_scoring)

@@ -3,7 +3,8 @@
 
     python -m pipeline.stages.train --run dpo-pairs-s0
       -> models/adapters/dpo-pairs-s0/ (PEFT adapter + train_meta.json)
-         reports/training/dpo-pairs-s0.csv (curve for `dvc plots`)
+         reports/training/dpo-pairs-s0.csv (curve the report reads)
+         reports/training/dpo-pairs-s0/ (dvclive curves for `dvc plots`: pipeline/training/live.py)
          logs/dpo-pairs-s0.json (wall time on this machine; not an output)
 
 With train.launch.num_processes N > 1 the stage re-runs itself on N ranks (pipeline/distributed.py):
@@ -13,6 +14,7 @@ each takes train.batch_size / N pairs a step, and rank 0 alone writes the files 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import io
@@ -29,7 +31,7 @@ from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write
 from pipeline.models.loading import BASE_DIR, base_info, load_base
 from pipeline.params import RUN_PARAMS, Params, parse_run, to_dict
 from pipeline.stages import run, start
-from pipeline.training.data import Counts, cap, load_corpus, tokenize
+from pipeline.training.data import Counts, cap, load_training_examples, tokenize
 from pipeline.training.run import CURVE_FIELDS, train_adapter
 
 log = logging.getLogger("pipeline.stages.train")
@@ -48,13 +50,16 @@ def curve_csv(rows: list[dict], objective: str) -> str:
 
 
 def run_params(prm: Params, objective: str) -> dict[str, Any]:
-    """{dotted key: value} of RUN_PARAMS[objective]."""
+    """{dotted key: value} of RUN_PARAMS[objective]; an empty train.trainer_kwargs is left out (the
+    pass-through came later: a run without one records what it recorded before)."""
     values = to_dict(prm)
     out = {}
     for key in RUN_PARAMS[objective]:
         value: Any = values
         for part in key.split("."):
             value = value[part]
+        if key == "train.trainer_kwargs" and not value:
+            continue
         out[key] = value
     return out
 
@@ -77,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     spec = parse_run(args.run)
     name = spec.name
 
-    examples = load_corpus(spec.corpus, "train", t.external_pairs)
+    examples = load_training_examples(spec.corpus, "train", t.external_pairs)
     counts = Counts(pairs_in=len(examples))
     kept = cap(examples, t.max_pairs, prm.seed)
     counts.capped = len(examples) - len(kept)
@@ -91,7 +96,11 @@ def main(argv: list[str] | None = None) -> None:
                          f"no training pairs left of {counts.pairs_in} ({counts.dropped} over-long ones left out "
                          "by train.overlong): raise train.max_length or build more pairs")
     started = time.perf_counter()
-    result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed, name)
+    with contextlib.ExitStack() as on_success:
+        # Rank 0 logs the dvclive curves into a temporary folder that replaces reports/training/<run> only
+        # when training succeeds: a failed run (a NaN loss) leaves no half curve behind.
+        live = on_success.enter_context(atomic_dir(CURVES / name)) if distributed.is_main() else None
+        result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed, name, curves_dir=live)
     wall = time.perf_counter() - started
     meta = {
         "run": name,

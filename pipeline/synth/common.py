@@ -55,12 +55,6 @@ def person(rng: random.Random) -> str:
     return f"{surname} {given}"
 
 
-def short_name(name: str) -> str:
-    """How later sentences refer to a person: the surname, with a title chosen by the caller."""
-    parts = name.split()
-    return parts[-2] if len(parts) == 3 else parts[0]
-
-
 def hkd(amount: int) -> str:
     return f"HK${amount:,}"
 

@@ -17,6 +17,7 @@ from typing import Any
 from transformers import PreTrainedTokenizerBase
 
 from pipeline.io import InputError, iter_json, read_records
+from pipeline.kernels import IGNORE_INDEX
 from pipeline.models.fitting import fit_counts, fit_pair
 from pipeline.records import Pair
 from pipeline.text import stable_hash
@@ -109,7 +110,7 @@ def outside_eval_pairs(external: Any, root: str | Path = ".") -> list[OutsidePai
     return sorted(pairs, key=lambda p: p.id)
 
 
-def load_corpus(corpus: str, split: str = "train", external_pairs: Any = None,
+def load_training_examples(corpus: str, split: str = "train", external_pairs: Any = None,
                 root: str | Path = ".") -> list[Example]:
     """All examples of `corpus` for `split`, in id order (external pairs have no split: train only)."""
     examples: list[Example] = []
@@ -162,6 +163,6 @@ def tokenize(examples: Sequence[Example], tokenizer: PreTrainedTokenizerBase, ma
 
 
 def sft_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, list[int]]]:
-    """SFT on prompt + chosen: labels are -100 on the prompt so only response tokens carry loss."""
+    """SFT on prompt + chosen: labels are IGNORE_INDEX on the prompt so only response tokens carry loss."""
     return [{"input_ids": r["prompt_ids"] + r["chosen_ids"],
-             "labels": [-100] * len(r["prompt_ids"]) + list(r["chosen_ids"])} for r in rows]
+             "labels": [IGNORE_INDEX] * len(r["prompt_ids"]) + list(r["chosen_ids"])} for r in rows]

@@ -16,9 +16,9 @@ import torch
 import torch.nn.functional as F
 from trl import DPOTrainer
 
-from pipeline.kernels import fused_linear_sequence_logprobs
+from pipeline.kernels import CHUNK_TOKENS, IGNORE_INDEX, fused_linear_sequence_logprobs
+from pipeline.models.loading import unwrap
 
-KERNEL_CHUNK = 1024
 log = logging.getLogger(__name__)
 
 
@@ -29,7 +29,7 @@ def _peft_ref_context(model: torch.nn.Module):
 
 
 def sequence_logps(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                   completion_mask: torch.Tensor, chunk_size: int = KERNEL_CHUNK) -> torch.Tensor:
+                   completion_mask: torch.Tensor, chunk_size: int = CHUNK_TOKENS) -> torch.Tensor:
     """Sum of response-token log-probs per row, through the model's last hidden state and our kernel.
 
     The forward goes through the (possibly wrapped) model itself so DDP/PEFT hooks still run; asking for
@@ -38,23 +38,16 @@ def sequence_logps(model: torch.nn.Module, input_ids: torch.Tensor, attention_ma
     out = model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False,
                 output_hidden_states=True, logits_to_keep=1)
     hidden = out.hidden_states[-1][:, :-1]
-    head = _unwrap(model).get_output_embeddings()
-    labels = input_ids[:, 1:].masked_fill(completion_mask[:, 1:] == 0, -100)
+    head = unwrap(model).get_output_embeddings()
+    labels = input_ids[:, 1:].masked_fill(completion_mask[:, 1:] == 0, IGNORE_INDEX)
     total, _mean, _count = fused_linear_sequence_logprobs(hidden, head.weight, labels, chunk_size=chunk_size)
     return total
-
-
-def _unwrap(model: torch.nn.Module) -> torch.nn.Module:
-    while hasattr(model, "module"):  # DDP / accelerate wrappers
-        model = model.module
-    get_base = getattr(model, "get_base_model", None)
-    return get_base() if callable(get_base) else model
 
 
 class KernelDPOTrainer(DPOTrainer):
     """DPOTrainer whose sigmoid-loss log-probs come from pipeline.kernels (logprobs="kernel")."""
 
-    def __init__(self, *args, logprobs: str = "kernel", kernel_chunk: int = KERNEL_CHUNK, **kwargs):
+    def __init__(self, *args, logprobs: str = "kernel", kernel_chunk: int = CHUNK_TOKENS, **kwargs):
         if logprobs not in ("kernel", "trl"):
             raise ValueError(f"logprobs must be 'kernel' or 'trl', got {logprobs!r}")
         self.logprobs_mode = logprobs

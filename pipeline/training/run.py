@@ -10,7 +10,8 @@ import logging
 import math
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -21,9 +22,10 @@ from trl import DPOConfig, SFTConfig, SFTTrainer
 
 from pipeline import distributed
 from pipeline.io import NonFiniteError
-from pipeline.params import OBJECTIVES, TrainParams
+from pipeline.params import OBJECTIVES, ParamsError, TrainParams
 from pipeline.training.data import sft_rows
 from pipeline.training.dpo import KernelDPOTrainer
+from pipeline.training.live import LiveCurves
 
 log = logging.getLogger(__name__)
 
@@ -97,12 +99,26 @@ def _common_args(t: TrainParams, seed: int, out_dir: str) -> dict[str, Any]:
     }
 
 
+def _config(cls: type, t: TrainParams, seed: int, out_dir: str, **own: Any) -> Any:
+    """`cls` (TRL's DPOConfig or SFTConfig) from the shared arguments, the objective's own (`own`), then
+    train.trainer_kwargs over both; a key that is not an argument of `cls` stops with a ParamsError."""
+    known = {f.name for f in fields(cls) if f.init}
+    for key in t.trainer_kwargs:
+        if key not in known:
+            raise ParamsError(f"train.trainer_kwargs.{key}: not an argument of TRL's {cls.__name__} "
+                              "(see its documentation for the arguments it takes)")
+    return cls(**{**_common_args(t, seed, out_dir), **own, **t.trainer_kwargs})
+
+
 def build_trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
-                  objective: str, t: TrainParams, seed: int, out_dir: str, name: str = "run"):
+                  objective: str, t: TrainParams, seed: int, out_dir: str, name: str = "run",
+                  curves_dir: str | Path | None = None):
     """The TRL trainer for one run (exposed for tests that need a single step); `name` names the run in
-    messages."""
+    messages; `curves_dir`, when given, gets the run's dvclive curves (pipeline/training/live.py)."""
     trainer = _trainer(model, tokenizer, rows, objective, t, seed, out_dir)
     trainer.add_callback(StopOnNonFiniteLoss(name))
+    if curves_dir is not None:
+        trainer.add_callback(LiveCurves(curves_dir))
     return trainer
 
 
@@ -112,13 +128,12 @@ def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: S
         data = Dataset.from_list([{k: r[k] for k in ("prompt_ids", "chosen_ids", "rejected_ids")} for r in rows])
         # TRL's DPO turns dropout off by default; keep SPEC 8's LoRA dropout on the policy (the reference,
         # the adapter disabled, has no LoRA dropout to disagree with).
-        args = DPOConfig(beta=t.beta, loss_type=[t.loss_type], disable_dropout=False,
-                         **_common_args(t, seed, out_dir))
+        args = _config(DPOConfig, t, seed, out_dir, beta=t.beta, loss_type=[t.loss_type], disable_dropout=False)
         return KernelDPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
                                 peft_config=lora_config(t), logprobs=t.logprobs)
     if objective == "sft":
         data = Dataset.from_list(sft_rows(rows))
-        args = SFTConfig(dataset_kwargs={"skip_prepare_dataset": True}, **_common_args(t, seed, out_dir))
+        args = _config(SFTConfig, t, seed, out_dir, dataset_kwargs={"skip_prepare_dataset": True})
         return SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
                           peft_config=lora_config(t))
     raise ValueError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
@@ -139,14 +154,16 @@ def _curve(history: list[dict], objective: str) -> list[dict]:
 
 
 def train_adapter(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: Sequence[dict],
-                  objective: str, t: TrainParams, seed: int, name: str = "run") -> TrainResult:
+                  objective: str, t: TrainParams, seed: int, name: str = "run",
+                  curves_dir: str | Path | None = None) -> TrainResult:
     """Train a LoRA adapter on `rows` (from pipeline.training.data.tokenize); deterministic given seed.
-    A NaN or inf loss stops it with NonFiniteError naming `name` and the step."""
+    A NaN or inf loss stops it with NonFiniteError naming `name` and the step. With `curves_dir` the
+    loss (and DPO's reward margin and accuracy) of every logging step go to that dvclive folder."""
     if not rows:
         raise ValueError("no training pairs left after the over-long policy and cap")
     torch.manual_seed(seed)
     with tempfile.TemporaryDirectory(prefix="train-") as out_dir:
-        trainer = build_trainer(model, tokenizer, rows, objective, t, seed, out_dir, name)
+        trainer = build_trainer(model, tokenizer, rows, objective, t, seed, out_dir, name, curves_dir)
         trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
         trainer.train()
     curve = _curve(trainer.state.log_history, objective)

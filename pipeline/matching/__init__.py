@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from pipeline import language
-from pipeline.judges import cues_zh
+from pipeline.matching import cues_zh
 
 STOPWORDS = frozenset(
     """a an the and or but if then than that this these those there here of to in on at by for with from
