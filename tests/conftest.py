@@ -60,6 +60,28 @@ def send_json(handler, status: int, obj) -> None:
     handler.wfile.write(data)
 
 
+def run_stage_killed(cmd: list[str], cwd: Path, env: dict, log: Path, server, kill_after: int | None) -> int:
+    """Run a stage command (output appended to log.stdout / log.stderr); with kill_after, SIGKILL it once
+    `server` has seen that many calls. The server holds its replies from that call on (server.reset(
+    hold_from=...)), so the kill always finds calls in flight; `server.release` frees them afterwards.
+    Returns the exit status (-9 when killed)."""
+    import signal
+    import time
+
+    if kill_after is not None:
+        server.reset(hold_from=kill_after)
+    with open(f"{log}.stdout", "ab") as out, open(f"{log}.stderr", "ab") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        if kill_after is not None:
+            deadline = time.monotonic() + 60
+            while server.calls < kill_after and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+            server.release.set()
+        return proc.wait(timeout=120)
+
+
 def make_project_copy(dest: Path, remote: Path) -> Path:
     """Copy the project into `dest` as a fresh git repo whose params.yaml is the smoke profile."""
     dest.mkdir(parents=True)

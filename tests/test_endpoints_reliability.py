@@ -10,7 +10,6 @@ import logging
 import math
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -20,7 +19,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from conftest import LoopbackServer, make_project_copy
+from conftest import LoopbackServer, make_project_copy, run_stage_killed
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.base import cache_key
@@ -316,18 +315,7 @@ def run_stage(repo: Path, params: Path, name: str, kill_after: int | None = None
     holds the replies from that call on, so the kill always finds calls in flight). Returns the exit
     status. Its output goes to files in the work tree (which the canary search covers)."""
     env = {**os.environ, KEY_ENV: CANARY, "HF_HUB_OFFLINE": "1"}
-    if kill_after is not None:
-        server.reset(hold_from=kill_after)
-    with open(repo / f"{name}.stdout", "ab") as out, open(repo / f"{name}.stderr", "ab") as err:
-        proc = subprocess.Popen(stage_command(params, name), cwd=repo, env=env, stdout=out, stderr=err)
-        if kill_after is not None:
-            deadline = time.monotonic() + 60
-            while server.calls < kill_after and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.001)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=60)
-            server.release.set()
-        return proc.wait(timeout=120)
+    return run_stage_killed(stage_command(params, name), repo, env, repo / name, server, kill_after)
 
 
 def test_kill_9_at_any_point_then_a_rerun_gives_identical_output_and_few_repeated_calls(tmp_path):

@@ -19,7 +19,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from conftest import LoopbackServer, make_project_copy, send_json
+from conftest import LoopbackServer, make_project_copy, run_stage_killed, send_json
 
 from pipeline.io import write_records
 from pipeline.judges import file_name
@@ -118,19 +118,8 @@ def write_inputs(repo: Path, spec: str) -> Path:
 
 def run_judge(repo: Path, params: Path, server: JudgeServer, kill_after: int | None = None) -> int:
     env = {**os.environ, KEY_ENV: CANARY, "HF_HUB_OFFLINE": "1"}
-    if kill_after is not None:
-        server.reset(hold_from=kill_after)
     cmd = [sys.executable, "-m", "pipeline.stages.judge", "--params", str(params)]
-    with open(repo / "judge.stdout", "ab") as out, open(repo / "judge.stderr", "ab") as err:
-        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=out, stderr=err)
-        if kill_after is not None:
-            deadline = time.monotonic() + 60
-            while server.calls < kill_after and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.001)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=60)
-            server.release.set()
-        return proc.wait(timeout=120)
+    return run_stage_killed(cmd, repo, env, repo / "judge", server, kill_after)
 
 
 def test_judge_killed_at_any_point_resumes_to_identical_labels_repeating_only_calls_in_flight(tmp_path):
