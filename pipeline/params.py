@@ -3,17 +3,15 @@
 Every knob of every stage is declared here, one dataclass per section, so a newcomer finds them in one
 place and a typo in params.yaml (unknown key, wrong type) or a value outside its declared range (NaN, a
 negative count, splits that do not sum to 1) stops with the dotted path of the key, the value and what is
-allowed, instead of being silently ignored or turned into a result.
+allowed, instead of being silently ignored or turned into a result. The ranges are declared in the types
+(`Count`, `Share`, `Annotated[float, Range(...)]`: pipeline/ranges.py); rules between params are below.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,74 +19,27 @@ from typing import Annotated, Any, Literal
 import yaml
 
 from pipeline import typed
+from pipeline.ranges import (  # noqa: F401 (Range, Entries: part of this module's interface)
+    NEEDED,
+    Count,
+    Entries,
+    NonNegative,
+    NonNegInt,
+    Positive,
+    Range,
+    Seed,
+    Share,
+    TopP,
+    check_ranges,
+    format_number,
+    rule_broken,
+)
 
 DEFAULT_PATH = Path("params.yaml")
 
 
 class ParamsError(ValueError):
     """A params file that does not match the declared sections."""
-
-
-# --------------------------------------------------------------------------------------------- ranges
-# Every number carries its allowed range in its type, `Annotated[int, Range(1)]`, so the declaration
-# says what a value may be. The loader (from_dict) checks them, and that every float is finite, before
-# any stage work: a NaN beta or a negative token budget would otherwise run to the end and be reported
-# as a result. Rules between params (pool >= k, splits summing to 1) are in `_check_relations`.
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-@dataclass(frozen=True)
-class Range:
-    """Allowed values of a number: between `low` and `high` (either may be open or absent), or one of
-    `also` (special values such as -1 for "no limit"); `note` says what special values mean."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    also: tuple[int, ...] = ()
-    note: str = ""
-
-    def allows(self, value: float) -> bool:
-        if value in self.also:
-            return True
-        below = self.low is not None and (value < self.low or (self.low_open and value == self.low))
-        above = self.high is not None and (value > self.high or (self.high_open and value == self.high))
-        return not (below or above)
-
-    def __str__(self) -> str:
-        if self.low is not None and self.high is not None:
-            text = f"in {'(' if self.low_open else '['}{_num(self.low)}, {_num(self.high)}{')' if self.high_open else ']'}"
-        elif self.low is not None:
-            text = f"{'>' if self.low_open else '>='} {_num(self.low)}"
-        else:
-            text = "any finite number" if self.high is None else f"<= {_num(self.high)}"
-        return text + "".join(f" or {_num(v)}" for v in self.also)
-
-
-@dataclass(frozen=True)
-class Entries:
-    """A list a stage needs: at least one entry, none listed twice."""
-
-    def problem(self, value: list) -> str | None:
-        if not value:
-            return "is empty: the stage needs at least one entry"
-        twice = sorted({v for v in value if value.count(v) > 1}, key=str)
-        return f"lists {twice[0]!r} twice" if twice else None
-
-    def __str__(self) -> str:
-        return "a non-empty list of distinct entries"
-
-
-Seed = Annotated[int, Range(0, 2**32 - 1)]  # numpy and torch take seeds below 2**32
-Count = Annotated[int, Range(1)]  # sizes, steps, batches: at least one
-NonNegInt = Annotated[int, Range(0)]
-Positive = Annotated[float, Range(0, low_open=True)]
-NonNegative = Annotated[float, Range(0)]
-Share = Annotated[float, Range(0, 1)]  # probabilities, rates and shares
-TopP = Annotated[float, Range(0, 1, low_open=True)]  # nucleus mass: 0 would keep no token
-NEEDED = Entries()
 
 
 # --------------------------------------------------------------------------------------------- data
@@ -600,67 +551,6 @@ def _check_runs(train: TrainParams, fail: typed.Fail) -> None:
             raise fail(f"train.runs.{objective}", "a run is listed twice")
 
 
-# ----------------------------------------------------------------------------------- range checking
-def check_ranges(obj: Any, fail: typed.Fail, hint: Any = None, where: str = "") -> None:
-    """Walk `obj` (params dataclasses) with its declared types: every float must be finite and every
-    Range and Entries rule kept; raises fail(dotted key, message naming value and allowed range)."""
-    rules, hint, optional = _unwrap(hint)
-    if dataclasses.is_dataclass(obj):
-        hints = _hints(type(obj))
-        for f in dataclasses.fields(obj):
-            check_ranges(getattr(obj, f.name), fail, hints[f.name], typed.join(where, f.name))
-        return
-    if obj is None:
-        return
-    message = _broken(obj, rules, optional)
-    if message:
-        raise fail(where, message)
-    if hint is Any:  # passed through as is (train.trainer_kwargs): no declared type to walk
-        return
-    if isinstance(obj, list):
-        for i, item in enumerate(obj):
-            check_ranges(item, fail, typing.get_args(hint)[0], f"{where}[{i}]")
-    elif isinstance(obj, dict):
-        for key, item in obj.items():
-            check_ranges(item, fail, typing.get_args(hint)[1], typed.join(where, key))
-
-
-def _broken(value: Any, rules: tuple, optional: bool) -> str | None:
-    """Why `value` breaks its rules (or is a non-finite float), or None."""
-    allowed = "; ".join(_allowed(rule, optional) for rule in rules) or "a finite number"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{value} is not a finite number (allowed: {allowed})"
-    for rule in rules:
-        if isinstance(rule, Range) and not rule.allows(value):
-            return f"{value!r} is out of range (allowed: {allowed})"
-        problem = rule.problem(value) if isinstance(rule, Entries) else None
-        if problem:
-            return f"{value!r}"[:200] + f" {problem} (allowed: {allowed})"
-    return None
-
-
-def _allowed(rule: Range | Entries, optional: bool) -> str:
-    note = getattr(rule, "note", "")
-    return f"{rule}{' or null' if optional else ''}{'; ' + note if note else ''}"
-
-
-def _unwrap(hint: Any) -> tuple[tuple, Any, bool]:
-    """(rules, bare type, whether null is allowed) of a declared type."""
-    optional = False
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(hint) if a is not type(None)]
-        optional, hint = len(inner) < len(typing.get_args(hint)), inner[0]
-    if typing.get_origin(hint) is Annotated:
-        bare, *rules = typing.get_args(hint)
-        return tuple(rules), bare, optional
-    return (), hint, optional
-
-
-@functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, include_extras=True)
-
-
 def _check_relations(p: Params, fail: typed.Fail) -> None:
     """Rules between params that no single range can say."""
     _check_sources(p, fail)
@@ -694,7 +584,7 @@ def _check_sources(p: Params, fail: typed.Fail) -> None:
 def _check_generate(p: Params, fail: typed.Fail) -> None:
     """The panel and the variants it answers (GenerateParams keeps its lists bare; they are ruled here)."""
     for key, entries in (("panel", p.generate.panel), ("variants", p.generate.variants)):
-        message = _broken(entries, (NEEDED,), False)
+        message = rule_broken(entries, (NEEDED,), False)
         if message:
             raise fail(f"generate.{key}", message)
     # A variant the contexts stage does not build has nothing to answer; a run that narrows
@@ -709,8 +599,8 @@ def _check_splits(p: Params, fail: typed.Fail) -> None:
     fractions = {"train": p.pairs.train, "val": p.pairs.val, "test": p.pairs.test}
     total = sum(fractions.values())
     if abs(total - 1.0) > 1e-6:
-        shown = " + ".join(f"{name} {_num(f)}" for name, f in fractions.items())
-        raise fail("pairs", f"{shown} = {_num(total)} (allowed: train + val + test = 1)")
+        shown = " + ".join(f"{name} {format_number(f)}" for name, f in fractions.items())
+        raise fail("pairs", f"{shown} = {format_number(total)} (allowed: train + val + test = 1)")
     for i, split in enumerate(p.score.splits):
         if split not in fractions:
             raise fail(f"score.splits[{i}]", f"unknown split {split!r} (allowed: train, val, test)")

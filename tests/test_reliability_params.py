@@ -24,8 +24,10 @@ import pytest
 import yaml
 
 from pipeline import params as params_mod
+from pipeline import ranges
 from pipeline.io import InputError, NonFiniteError
-from pipeline.params import Entries, ParamsError, Range
+from pipeline.params import ParamsError
+from pipeline.ranges import Entries, Range
 from pipeline.stages import explain
 from pipeline.stages import run as run_stage
 
@@ -217,7 +219,7 @@ def _numbers_without_a_range(cls: type, prefix: str = "") -> list[str]:
     for f in dataclasses.fields(cls):
         hint = hints[f.name]
         while True:
-            rules, bare, _ = params_mod._unwrap(hint)
+            rules, bare, _ = ranges.declared(hint)
             if dataclasses.is_dataclass(bare):
                 out += _numbers_without_a_range(bare, f"{prefix}{f.name}.")
                 break
