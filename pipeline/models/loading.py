@@ -47,6 +47,33 @@ def base_info(path: str | Path = BASE_DIR) -> dict[str, Any]:
         return json.loads(meta.read_text(encoding="utf-8"))
 
 
+# The hub-style id adapters of the built-in base record (pipeline/models/publish.py makes it resolve).
+BUILTIN_ORG = "legal-rm"
+WEIGHTS = "model.safetensors"
+
+
+def weights_digest(path: str | Path = BASE_DIR) -> str:
+    """sha256 (hex) of the built-in base's weights: names exactly the base an adapter was trained on."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with _reading("base model's weights", Path(path) / WEIGHTS), open(Path(path) / WEIGHTS, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
+    """(base_model_name_or_path, revision) an adapter records so that stock tools find its base from any
+    folder: the Hugging Face id and revision of a hub base, or `legal-rm/builtin-<digest>` for the built-in
+    one (resolvable from the local cache once `python -m pipeline.models.publish` put it there). Never a
+    path of this machine: the adapter's bytes stay the same on every machine."""
+    info = base_info(path)
+    if info.get("base_model", "builtin") == "builtin":
+        return f"{BUILTIN_ORG}/builtin-{weights_digest(path)[:12]}", None
+    return info["base_model"], info.get("revision")
+
+
 def _source(path: str | Path) -> tuple[str, str | None, bool]:
     """(where to load from, revision, local) for a base folder written by the pretrain stage."""
     info = base_info(path)

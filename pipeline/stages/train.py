@@ -28,7 +28,7 @@ import torch
 
 from pipeline import distributed
 from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write_text
-from pipeline.models.loading import BASE_DIR, base_info, load_base
+from pipeline.models.loading import BASE_DIR, base_info, load_base, portable_base
 from pipeline.params import RUN_PARAMS, Params, parse_run, to_dict
 from pipeline.stages import run, start
 from pipeline.training.data import Counts, cap, load_training_examples, tokenize
@@ -64,12 +64,16 @@ def run_params(prm: Params, objective: str) -> dict[str, Any]:
     return out
 
 
-def sort_target_modules(config: Path) -> None:
-    """PEFT keeps target_modules as a set and writes it in hash order, which differs between processes;
-    a sorted list makes the same adapter the same bytes on every rerun."""
+def portable_config(config: Path, base: tuple[str, str | None]) -> None:
+    """Make adapter_config.json the same bytes on every rerun and usable from any folder: PEFT keeps
+    target_modules as a set and writes it in hash order, which differs between processes (a sorted list
+    instead), and records the base as the folder it was loaded from, models/base, which stock
+    AutoPeftModelForCausalLM resolves only from the repository root (the base's portable id instead,
+    pipeline.models.loading.portable_base)."""
     data = json.loads(config.read_text(encoding="utf-8"))
     if isinstance(data.get("target_modules"), list):
         data["target_modules"] = sorted(data["target_modules"])
+    data["base_model_name_or_path"], data["revision"] = base
     write_json(config, data)
 
 
@@ -126,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
         result.model.save_pretrained(tmp, safe_serialization=True)
         # PEFT adds a model-card template; it carries no information and is not reproducible.
         (tmp / "README.md").unlink(missing_ok=True)
-        sort_target_modules(tmp / "adapter_config.json")
+        portable_config(tmp / "adapter_config.json", portable_base(args.base))
         write_json(tmp / "train_meta.json", meta)
     write_run_log(name, {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads(),
                          **({"processes": distributed.world_size()} if distributed.world_size() > 1 else {})})
