@@ -138,6 +138,13 @@ class FaultServer(LoopbackServer):
         return sum(self.per_prompt.values())
 
 
+def fault_timeout(fault: str) -> float:
+    """The client's timeout for a fault test: short where the fault is a stall (the try must time out),
+    else long, so a loaded machine never times out a try the server did not even count (a try lost that
+    way would make the plan's call numbers, and so the test, depend on the machine's load)."""
+    return 0.3 if fault == "stall" else 10.0
+
+
 def http_cfg(**kw) -> GenerateParams:
     kw = {"concurrency": 4, "timeout_s": 0.3, "max_retries": 2, "retry_backoff_s": 0.01,
           "retry_max_wait_s": 0.5, "api_key_env": KEY_ENV, **kw}
@@ -167,7 +174,7 @@ def test_a_fault_is_retried_and_the_answer_cached_once(fault, tmp_path, caplog):
     requests = [Request(f"question {i}") for i in range(6)]
     # Every prompt meets the fault on its first two calls: two retries each, then the answer.
     with FaultServer(lambda p, n: fault if n < 2 else None, retry_after="0.05") as server:
-        gen = make_generator(f"openai:{server.url}|m", http_cfg())
+        gen = make_generator(f"openai:{server.url}|m", http_cfg(timeout_s=fault_timeout(fault)))
         with ResponseCache(tmp_path, gen.name) as cache:
             out, calls = run_cached(gen, requests, cache)
     assert calls == 6 and server.calls == 18 and set(server.per_prompt.values()) == {3}
@@ -184,7 +191,7 @@ def test_a_fault_that_never_ends_is_one_line_naming_the_url_and_the_cache_keeps_
     doomed = requests[5].prompt
     plan = lambda p, n: fault if p == doomed else None  # noqa: E731
     with FaultServer(plan) as server:
-        gen = make_generator(f"openai:{server.url}|m", http_cfg(concurrency=2))
+        gen = make_generator(f"openai:{server.url}|m", http_cfg(concurrency=2, timeout_s=fault_timeout(fault)))
         with pytest.raises(BackendError) as info, ResponseCache(tmp_path, gen.name) as cache:
             run_cached(gen, requests, cache)
         assert server.per_prompt[doomed] == 3  # one try and two retries
