@@ -140,13 +140,14 @@ class FaultServer(LoopbackServer):
 
 def fault_timeout(fault: str) -> float:
     """The client's timeout for a fault test: short where the fault is a stall (the try must time out),
-    else long, so a loaded machine never times out a try the server did not even count (a try lost that
-    way would make the plan's call numbers, and so the test, depend on the machine's load)."""
+    else http_cfg's long one."""
     return 0.3 if fault == "stall" else 10.0
 
 
 def http_cfg(**kw) -> GenerateParams:
-    kw = {"concurrency": 4, "timeout_s": 0.3, "max_retries": 2, "retry_backoff_s": 0.01,
+    # A long timeout unless a test needs a try to time out: on a loaded machine a short one times out tries
+    # the server has not even counted yet, and the test's call counts would depend on the machine's load.
+    kw = {"concurrency": 4, "timeout_s": 10.0, "max_retries": 2, "retry_backoff_s": 0.01,
           "retry_max_wait_s": 0.5, "api_key_env": KEY_ENV, **kw}
     return GenerateParams(**kw)
 
