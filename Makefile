@@ -6,8 +6,11 @@ VENV   ?= .venv
 TORCH  ?= torch==2.13.0
 BIN    := $(VENV)/bin
 
+# The offline page template of `dvc plots show` (.dvc/config): vega bundles inlined from the npm registry.
+PLOTS_TEMPLATE := reports/plots_template.html
+
 .PHONY: setup repro test bench lint clean-venv
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(PLOTS_TEMPLATE)
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +18,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
+
+# Without npm this step only warns: everything else works, but `dvc plots show` (whose .dvc/config names
+# the template) cannot draw until the template is built.
+$(PLOTS_TEMPLATE): scripts/build_plots_template.py | $(VENV)/.installed
+	$(BIN)/python scripts/build_plots_template.py || echo "make: $@ not built (needs npm): dvc plots show will not render offline"
 
 repro: setup
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dvc repro

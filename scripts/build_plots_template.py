@@ -4,8 +4,8 @@ with vega, vega-lite and vega-embed inlined so the page renders from file:// wit
 DVC's own page loads the three libraries from a CDN and is blank offline. This template has no
 `{scripts}` placeholder, so DVC adds none of its CDN tags; the libraries come from npm tarballs:
 
-    python scripts/build_plots_template.py            # npm pack vega@5 vega-lite@5 vega-embed@6
-    python scripts/build_plots_template.py --from DIR  # tarballs already in DIR (vega-5.*.tgz, ...)
+    python scripts/build_plots_template.py            # npm pack of the PACKAGES below (make setup runs it)
+    python scripts/build_plots_template.py --from DIR  # tarballs already in DIR (vega-5.33.1.tgz, ...)
 
 Each library keeps its license (BSD-3-Clause) as a comment above its code. Re-run only to change
 versions; the output is the same bytes for the same tarballs.
@@ -23,11 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "reports" / "plots_template.html"
-# (npm spec, bundle inside the tarball); the majors DVC's own page uses (dvc_render/vega.py SCRIPTS).
+# (npm spec, bundle inside the tarball): exact versions, so the page is the same bytes on every build, of
+# the majors DVC's own page uses (dvc_render/vega.py SCRIPTS).
 PACKAGES = [
-    ("vega@5", "package/build/vega.min.js"),
-    ("vega-lite@5", "package/build/vega-lite.min.js"),
-    ("vega-embed@6", "package/build/vega-embed.min.js"),
+    ("vega@5.33.1", "package/build/vega.min.js"),
+    ("vega-lite@5.23.0", "package/build/vega-lite.min.js"),
+    ("vega-embed@6.29.0", "package/build/vega-embed.min.js"),
 ]
 # vega's tarball ships no LICENSE file; its license (package.json: BSD-3-Clause) is this text.
 BSD3_BODY = """All rights reserved.
@@ -115,11 +116,11 @@ def _tarballs(source: Path | None, work: Path) -> list[Path]:
         source = work
     found = []
     for spec, _ in PACKAGES:
-        name, major = spec.split("@")
-        matches = sorted(source.glob(f"{name}-{major}.*.tgz"))
-        if not matches:
-            raise SystemExit(f"no {name}-{major}.*.tgz in {source}")
-        found.append(matches[-1])
+        name, version = spec.split("@")
+        tgz = source / f"{name}-{version}.tgz"
+        if not tgz.is_file():
+            raise SystemExit(f"no {tgz.name} in {source}")
+        found.append(tgz)
     return found
 
 

@@ -45,6 +45,8 @@ def test_live_curves_are_dvclive_tsvs_without_timestamps(tmp_path):
 
 @pytest.mark.skipif(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome", "chrome")),
                     reason="no Chromium (Debian: apt-get install chromium)")
+@pytest.mark.skipif(not (ROOT / "reports" / "plots_template.html").is_file(),
+                    reason="reports/plots_template.html not built (make setup builds it; it needs npm)")
 def test_dvc_plots_show_renders_offline(tmp_path):
     shot = tmp_path / "plots.png"
     proc = subprocess.run([sys.executable, str(SCRIPT), "--screenshot", str(shot)], cwd=ROOT,
