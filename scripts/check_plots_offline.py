@@ -1,5 +1,5 @@
 """Check that `dvc plots show` draws every plot with no network: the curves of dvc.yaml's top-level
-`plots:` (dvclive folders, pipeline/training/live.py) and the accuracy bars, through the offline
+`plots:` (the dvclive folders of pipeline/training/live.py, merged by the curves stage) and the accuracy bars, through the offline
 template of .dvc/config (reports/plots_template.html).
 
     python scripts/check_plots_offline.py                      # a throw-away repo of hand-made curves
@@ -8,7 +8,8 @@ template of .dvc/config (reports/plots_template.html).
 
 Without --repo it builds a temporary git + DVC repo from this project's dvc.yaml, .dvc/config,
 .dvc/plots, reports/plots_template.html and params/smoke.yaml, writes the curves by driving
-pipeline.training.live.LiveCurves with made-up logs (the smoke runs) and a small accuracy.csv. It runs
+pipeline.training.live.LiveCurves with made-up logs (the smoke runs), merges them as the curves stage
+does (pipeline/stages/curves.py) and writes a small accuracy.csv. It runs
 a plain `dvc plots show` (so the template comes from .dvc/config), opens dvc_plots/index.html in
 headless Chromium with networking off, and fails unless every plot rendered SVG marks and the page
 names no outside URL. Exit 2: no Chromium found (CI needs Debian's `chromium` package).
@@ -53,7 +54,10 @@ def _run(cmd: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
 
 
 def write_fake_curves(repo: Path, runs: list[str], steps: int = 6) -> None:
-    """The dvclive folders the train stage would write, through the same callback, from made-up logs."""
+    """The dvclive folders the train stage would write, through the same callback, from made-up logs, and
+    the overlay tables the curves stage makes of them."""
+    from pipeline.io import write_text
+    from pipeline.stages.curves import merge, to_csv
     from pipeline.training.live import LiveCurves
 
     for i, run in enumerate(runs):
@@ -68,6 +72,8 @@ def write_fake_curves(repo: Path, runs: list[str], steps: int = 6) -> None:
                 logs |= {"rewards/margins": 0.05 * step * (1 + i / 3), "rewards/accuracies": min(1.0, 0.4 + 0.1 * step)}
             cb.on_log(None, state, None, logs=logs)
         cb.on_train_end(None, state, None)
+    for metric, merged in merge(repo / "reports" / "training", runs).items():
+        write_text(repo / "reports" / "plots" / "curves" / f"{metric}.csv", to_csv(metric, merged))
     rows = ["system,model,corpus,scoring,accuracy,low,high,n"]
     for run in ["base", *runs]:
         for j, corpus in enumerate(["pairs", "pairs_aug"]):

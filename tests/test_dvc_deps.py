@@ -177,8 +177,9 @@ SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
     ("train.lora.r", DPO_RUNS | SFT_RUNS | {"report"}),
     # The over-long policy is shared by training and scoring.
     ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "report"}),
-    # The run matrix is no run's param: adding a seed adds a stage and changes no other.
-    ("train.runs", {"report"}),
+    # The run matrix is no run's param: adding a seed adds a stage and changes no other (but the stages
+    # that gather every run: the curves overlay and the report).
+    ("train.runs", {"curves", "report"}),
     ("pretrain.vocab_size", {"pretrain"}),
     ("contexts.k", {"contexts", "data_report"}),
     ("generate.panel", {"generate", "data_report", "report"}),
