@@ -314,13 +314,17 @@ class LoraParams:
     target_modules: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
 
 
+EXTERNAL_PAIRS_PLACEHOLDER = "data/external/no_outside_pairs.txt"
+
+
 @dataclass(frozen=True)
 class ExternalPairsParams:
     # none (off) | jsonl: one {"prompt", "chosen", "rejected"[, "id"]} object per line. dvc.yaml lists the
     # path as a dependency of train, score and report, so an edit to the file re-runs them.
     format: Literal["none", "jsonl"] = "none"
-    # Off: an empty placeholder file, so that editing data/external/README.md does not re-train anything.
-    path: str = "data/external/no_outside_pairs.jsonl"
+    # Off: a placeholder file (not empty: DVC warns of an empty dependency on every run), so that editing
+    # data/external/README.md does not re-train anything.
+    path: str = EXTERNAL_PAIRS_PLACEHOLDER
 
 
 @dataclass(frozen=True)
@@ -561,6 +565,9 @@ def _check_relations(p: Params, fail: typed.Fail) -> None:
     _check_splits(p, fail)
     if "external" in p.score.corpora and p.train.external_pairs.format == "none":
         raise fail("score.corpora", "lists 'external', but train.external_pairs.format is none")
+    if p.train.external_pairs.format != "none" and p.train.external_pairs.path == EXTERNAL_PAIRS_PLACEHOLDER:
+        raise fail("train.external_pairs.path", f"is still the placeholder {EXTERNAL_PAIRS_PLACEHOLDER}: name your "
+                                                "pairs file (see data/external/README.md)")
     if p.pretrain.base_model == "builtin":
         _check_builtin_model(p.pretrain, fail)
     _check_launch(p, fail)

@@ -50,6 +50,21 @@ class LoopbackServer:
         self.httpd.server_close()
 
 
+def read_chat(handler) -> tuple[dict, str]:
+    """The JSON body of a /v1/chat/completions request a loopback handler received, and its first
+    message's text (the prompt)."""
+    body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length", 0))))
+    return body, body["messages"][0]["content"]
+
+
+def chat_reply(model: str, text: str, finish: str = "stop", completion_tokens: int | None = None) -> dict:
+    """An OpenAI-style chat completion carrying `text` (with usage when completion_tokens is given)."""
+    reply = {"model": model, "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}]}
+    if completion_tokens is not None:
+        reply["usage"] = {"completion_tokens": completion_tokens}
+    return reply
+
+
 def send_json(handler, status: int, obj) -> None:
     """Reply from a loopback test server's request handler with a JSON body."""
     data = json.dumps(obj).encode()

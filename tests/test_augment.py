@@ -168,6 +168,24 @@ def test_declarative_forms():
     assert declarative("How long was the sentence?") == "how long the sentence was"
 
 
+@pytest.mark.parametrize(("question", "negated"), [
+    # The synthetic yes/no questions that read wrong once: a verb missing from the lexicon let the subject
+    # run on ("the ruling stop Choi Wai-yee did from buying"), a participle at the end was split from its
+    # subject ("the custodial term given was to ... suspended"), and "can not" is not how English writes it.
+    ("Did the ruling stop Kelvin Lee Yuk-lan from buying or selling shares in Hong Kong?",
+     "the ruling did not stop Kelvin Lee Yuk-lan from buying or selling shares in Hong Kong"),
+    ("Was the custodial term given to Leung Sze-wing suspended?",
+     "the custodial term given to Leung Sze-wing was not suspended"),
+    ("Can Poon Pui-shan get the premises back from Elaine Yeung Ching-yi?",
+     "Poon Pui-shan cannot get the premises back from Elaine Yeung Ching-yi"),
+    ("Was the tenant evicted?", "the tenant was not evicted"),
+    ("Is Amanda Au Ching-yi barred from dealing in Hong Kong stocks after the ruling?",
+     "Amanda Au Ching-yi is not barred from dealing in Hong Kong stocks after the ruling"),
+])
+def test_declarative_of_the_synthetic_yes_no_questions(question, negated):
+    assert declarative(question, negate=True) == negated
+
+
 def test_max_new_tokens_truncates():
     task = RewriteTask(EXPLAINED_REFUSAL, FACTUAL.question, "factual", REFUSAL, REFUSAL)
     r = _run(task, temperature=0, max_new_tokens=5)

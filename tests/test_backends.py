@@ -9,7 +9,7 @@ import threading
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from conftest import LoopbackServer, send_json, tiny_llama_config
+from conftest import LoopbackServer, chat_reply, read_chat, send_json, tiny_llama_config
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.cache import ResponseCache, run_cached
@@ -311,8 +311,7 @@ class FakeServer(LoopbackServer):
                 pass
 
             def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length))
+                body, prompt = read_chat(self)
                 with outer.lock:
                     outer.calls += 1
                     outer.bodies.append(body)
@@ -324,20 +323,7 @@ class FakeServer(LoopbackServer):
                     return self._send(401, {"error": "bad key"})
                 if fail:
                     return self._send(outer.fail_status, {"error": "try again"})
-                prompt = body["messages"][0]["content"]
-                reply = {
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "message": {
-                                "role": "assistant",
-                                "content": f"echo {len(prompt)} t={body['temperature']}",
-                            },
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {"completion_tokens": 3},
-                }
+                reply = chat_reply(body["model"], f"echo {len(prompt)} t={body['temperature']}", completion_tokens=3)
                 return self._send(200, reply)
 
             def _send(self, status, obj):

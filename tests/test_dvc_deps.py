@@ -1,7 +1,7 @@
 """dvc.yaml lists every module a stage runs: a stage whose code changes must be stale in `dvc status`.
 
-The import graph is read statically (ast) from each stage module through the pipeline package; every
-module reached must lie under one of the stage's deps, and a stage using the extension lists csrc/.
+The import graph is read statically (ast, pipeline/code_version.py) from each stage module through the
+pipeline package; every module reached must lie under one of the stage's deps, and a stage using the extension lists csrc/.
 pipeline/params.py and pipeline/ranges.py are the exceptions: params reach a stage through the `params:`
 section (params.yaml holds every key), not through its code, and the range checks only refuse values,
 never change what a stage computes from the values they accept.
@@ -9,7 +9,6 @@ never change what a stage computes from the values they accept.
 
 from __future__ import annotations
 
-import ast
 import json
 import shutil
 from pathlib import Path
@@ -17,46 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipeline.code_version import closure
+
 ROOT = Path(__file__).resolve().parents[1]
 EXEMPT = {"pipeline/params.py", "pipeline/ranges.py"}
-
-
-def module_file(name: str) -> Path | None:
-    base = ROOT / Path(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.exists():
-            return candidate
-    return None
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
-    return {m for m in found if m == "pipeline" or m.startswith("pipeline.")}
-
-
-def closure(module: str) -> set[str]:
-    """Files of `module` and of every pipeline module it imports, transitively (packages' __init__ too)."""
-    seen: set[str] = set()
-    todo = [module]
-    while todo:
-        name = todo.pop()
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ first
-            path = module_file(".".join(parts[:i]))
-            if path is None:
-                continue
-            rel = path.relative_to(ROOT).as_posix()
-            if rel not in seen:
-                seen.add(rel)
-                todo.extend(imported_modules(path))
-    return seen
 
 
 def stages() -> list[tuple[str, str, list[str]]]:

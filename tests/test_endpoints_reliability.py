@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from conftest import LoopbackServer, make_project_copy, run_stage_killed
+from conftest import LoopbackServer, chat_reply, make_project_copy, read_chat, run_stage_killed
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.base import cache_key
@@ -65,8 +65,7 @@ class FaultServer(LoopbackServer):
                 pass
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                prompt = body["messages"][0]["content"]
+                body, prompt = read_chat(self)
                 with outer.lock:
                     n = outer.per_prompt[prompt]
                     outer.per_prompt[prompt] += 1
@@ -101,10 +100,8 @@ class FaultServer(LoopbackServer):
                     return self.send(200, {"headers": dict(self.headers)})
                 if fault == "echo401":
                     return self.send(401, {"error": {"message": f"denied; you sent {dict(self.headers)}"}})
-                reply = {"model": body["model"], "usage": {"completion_tokens": 2},
-                         "choices": [{"message": {"role": "assistant", "content": answer(prompt)},
-                                      "finish_reason": "stop"}]}
-                self.send(200, reply, truncate=fault == "truncated")
+                self.send(200, chat_reply(body["model"], answer(prompt), completion_tokens=2),
+                          truncate=fault == "truncated")
 
             def send(self, status, obj, headers=None, ctype="application/json", truncate=False):
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()

@@ -11,7 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from conftest import LoopbackServer, send_json
+from conftest import LoopbackServer, chat_reply, read_chat, send_json
 
 from pipeline.backends import make_generator
 from pipeline.io import read_records, write_records
@@ -183,17 +183,12 @@ class ChatServer(LoopbackServer):
                 pass
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                prompt = body["messages"][0]["content"]
+                body, prompt = read_chat(self)
                 with outer.lock:
                     outer.prompts.append(prompt)
                     outer.bodies.append(body)
                 text, finish = outer.model.reply(prompt)
-                reply = {
-                    "model": body["model"],
-                    "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-                }
-                send_json(self, 200 if self.path == "/v1/chat/completions" else 404, reply)
+                send_json(self, 200 if self.path == "/v1/chat/completions" else 404, chat_reply(body["model"], text, finish))
 
         super().__init__(Handler)
         self.spec = f"openai:{self.url}|fake-model"

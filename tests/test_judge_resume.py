@@ -19,7 +19,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from conftest import LoopbackServer, make_project_copy, run_stage_killed, send_json
+from conftest import LoopbackServer, chat_reply, make_project_copy, read_chat, run_stage_killed, send_json
 
 from pipeline.io import write_records
 from pipeline.judges import file_name
@@ -61,8 +61,7 @@ class JudgeServer(LoopbackServer):
                 pass
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                prompt = body["messages"][0]["content"]
+                body, prompt = read_chat(self)
                 with outer.lock:
                     outer.per_prompt[prompt] += 1
                     held = outer.hold_from is not None and outer.calls >= outer.hold_from
@@ -72,9 +71,7 @@ class JudgeServer(LoopbackServer):
                 if self.headers.get("Authorization") != f"Bearer {CANARY}":
                     return send_json(self, 401, {"error": "bad key"})
                 try:
-                    send_json(self, 200, {"model": body["model"], "choices": [
-                        {"message": {"role": "assistant", "content": label_reply(prompt)}, "finish_reason": "stop"}
-                    ]})
+                    send_json(self, 200, chat_reply(body["model"], label_reply(prompt)))
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client was killed
 

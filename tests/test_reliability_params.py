@@ -168,6 +168,8 @@ PARAMS = [
     ({"score.splits": ["test", "test"]}, "score.splits", "lists 'test' twice"),
     ({"score.splits": ["train", "tset"]}, "score.splits[1]", "unknown split 'tset' (allowed: train, val, test)"),
     ({"score.corpora": ["external"]}, "score.corpora", "lists 'external', but train.external_pairs.format is none"),
+    ({"train.external_pairs.format": "jsonl"}, "train.external_pairs.path",
+     "is still the placeholder data/external/no_outside_pairs.txt: name your pairs file"),
     ({"score.splits": ["train", "test"], "report.main_split": "val"}, "report.main_split",
      "'val' is not scored (allowed: one of score.splits ['train', 'test'])"),
     ({"report.length_ratio": 0.5}, "report.length_ratio", "0.5 is out of range (allowed: >= 1)"),

@@ -125,7 +125,8 @@ def test_a_successful_run_compacts_the_cache_to_its_own_calls_and_a_failed_one_k
         cache.put("k2", Response("text k2", "stop", {}))
     keys = [json.loads(line)["key"] for line in shard.read_text().splitlines()]
     assert keys == ["k1", "k2", "k3"]
-    assert [p.name for p in tmp_path.iterdir()] == [shard.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [shard.name, "index.json"]
+    assert json.loads((tmp_path / "index.json").read_text())["entries"] == {shard.name: 3}
     # The same calls in another order give the same bytes.
     other = tmp_path / "other"
     with compacting(other):
@@ -133,6 +134,11 @@ def test_a_successful_run_compacts_the_cache_to_its_own_calls_and_a_failed_one_k
             for key in ("k2", "k3", "k1"):
                 cache.put(key, Response(f"text {key}", "stop", {}))
     assert (other / shard.name).read_bytes() == shard.read_bytes()
+    # A run that called no cached model (the rule judge) leaves an index of none, not an empty folder
+    # (which DVC warns about on every run).
+    with compacting(tmp_path / "none"):
+        pass
+    assert json.loads((tmp_path / "none" / "index.json").read_text())["entries"] == {}
 
 
 @pytest.mark.slow

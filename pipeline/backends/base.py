@@ -74,8 +74,9 @@ def split_spec(spec: str) -> tuple[str, str]:
 def cache_key(name: str, request: Request, version: str = "") -> str:
     """Hash of (backend, model, prompt, decoding params): the response cache's key.
 
-    `version` is for generators whose behaviour lives in this repository (the offline panel): a change
-    to their code must not be answered from the cache of the old code.
+    `version` is for generators whose behaviour lives in this repository (the offline panel and
+    rewriter, pipeline/code_version.py): a change to their code must not be answered from the cache of
+    the old code.
     """
     backend, model = split_spec(name)
     decoding = ",".join(f"{k}={v!r}" for k, v in sorted(request.decoding().items()))
@@ -98,10 +99,3 @@ def safe_name(name: str) -> str:
     """A file-name-safe form of a generator name: readable prefix + hash of the full name."""
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:48] or "generator"
     return f"{readable}-{digest(name)[:10]}"
-
-
-def source_version(*modules: object) -> str:
-    """A digest of the source files of `modules`: the version of a generator written in this repo."""
-    import inspect
-
-    return digest(*(inspect.getsource(m) for m in modules))[:16]

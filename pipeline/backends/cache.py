@@ -9,8 +9,10 @@ prompt (it is in the key), no credentials.
 The cache folder is a DVC output (persist: kept across runs, pushed and pulled like any other), so its
 bytes must follow from the stage's inputs, not from history: a stage runs inside `compacting(root)`,
 and when it succeeds every shard under root is rewritten (atomically) to exactly the entries this run
-used, sorted by key; shards it did not use are removed. A stage that fails or is killed leaves the
-appended shards as they are, and its rerun resumes from them.
+used, sorted by key; shards it did not use are removed, and index.json names the shards and their entry
+counts (a run that called no cached model, such as the rule judge, leaves an index of none: the folder is
+never empty, which DVC would warn about). A stage that fails or is killed leaves the appended shards as
+they are, and its rerun resumes from them.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pipeline.backends.base import Generator, Request, Response, cache_key, safe_name
-from pipeline.io import atomic_file
+from pipeline.io import atomic_file, write_json
 
 log = logging.getLogger(__name__)
 
+INDEX = "index.json"
+INDEX_NOTE = ("model responses keyed by a hash of (backend, model, prompt, decoding), one JSON Lines shard per "
+              "model; exactly the calls of the run that wrote them (pipeline/backends/cache.py)")
 # Shard (resolved path) -> the entries this process read or wrote there since its `compacting` began.
 _USED: dict[Path, dict[str, Response]] = {}
 # Open caches, closed before their shards are compacted (an append handle must not outlive the rename).
@@ -122,7 +127,8 @@ def compacting(root: str | Path) -> Iterator[Path]:
 def compact(root: str | Path) -> dict[str, int]:
     """Rewrite every shard under `root` to exactly the entries used since `compacting(root)` began, sorted
     by key (same inputs, same bytes), each atomically; remove shards nothing used and temporary files
-    left by killed writes. Open caches under root are closed first. Returns shard name -> entries kept."""
+    left by killed writes; write the index (INDEX). Open caches under root are closed first. Returns shard
+    name -> entries kept."""
     root = Path(root)
     # A DVC output must exist, even when this run used no cached generator.
     root.mkdir(parents=True, exist_ok=True)
@@ -145,6 +151,7 @@ def compact(root: str | Path) -> dict[str, int]:
             log.info("response cache %s: removed %s (unused by this run)", root, path.name)
     for stale in sorted(root.rglob(".*.tmp")):
         stale.unlink(missing_ok=True)
+    write_json(root / INDEX, {"entries": dict(sorted(kept.items())), "what": INDEX_NOTE})
     return kept
 
 

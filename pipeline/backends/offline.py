@@ -20,18 +20,16 @@ from __future__ import annotations
 import functools
 import math
 import re
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pipeline.text as text_module
 from pipeline import language
-from pipeline.backends.base import BackendError, Request, Response, source_version
+from pipeline.backends.base import BackendError, Request, Response
+from pipeline.code_version import source_version
 from pipeline.language import area, declarative
 from pipeline.language import zh_forms as zh
 from pipeline.prompts import WORDINGS
-from pipeline.retrieval import tokenize as retrieval_tokenize
 from pipeline.retrieval.tokenize import tokenize
 from pipeline.text import split_sentences
 
@@ -233,8 +231,8 @@ class OfflineAnswerer:
     """One member of the offline panel: `offline:<style>`."""
 
     batch_size = 256
-    # Cached answers are keyed by this code's version, so editing the panel re-answers.
-    version = source_version(sys.modules[__name__], language, retrieval_tokenize, text_module, zh)
+    # Cached answers are keyed by the version of this module and all it imports: editing the panel re-answers.
+    version = source_version(__name__)
 
     def __init__(self, style: str, threshold: float):
         if style not in STYLES:

@@ -16,8 +16,12 @@ VERBS = frozenset(
     """impose order reduce find grant dismiss terminate pay serve receive breach deal commit apply allow
     require make give take have be hold consider accept reject sentence fine award evict increase decrease
     exceed owe know act sell buy trade disclose possess obtain use face warrant justify lead rely state
-    amount entitle constitute qualify occur happen begin end last remain return repay vacate leave enter""".split()
+    amount entitle constitute qualify occur happen begin end last remain return repay vacate leave enter
+    stop prevent bar ban prohibit restrain get go avoid bear keep lose win suspend""".split()
 )
+BE = frozenset("is are was were".split())
+# "Was the term given to X suspended?": the subject runs to the final participle, prepositions and all.
+_PARTICIPLE = re.compile(r"^[a-z]+(ed|en)$")
 PREPOSITIONS = frozenset(
     "to for of on in at by with from under against after before over about as into".split()
 )
@@ -94,9 +98,12 @@ def declarative(question: str, negate: bool = False) -> str:
     first = tokens[0].lower()
     if first in AUX:
         end = _subject_end(tokens, 1)
+        if (first in BE and end < len(tokens) - 1 and _PARTICIPLE.match(tokens[-1])
+                and tokens[-2].lower() not in DETERMINERS):  # "... a citizen" ends in a noun
+            end = len(tokens) - 1
         subject, rest = tokens[1:end], tokens[end:]
         # "Did the tribunal reduce ..." -> "the tribunal did reduce ...": keeps the tense without a lexicon.
-        verb = [first, "not"] if negate else [first]
+        verb = (["cannot"] if first == "can" else [first, "not"]) if negate else [first]
         return _lower_first(" ".join(subject + verb + rest))
     if first in WH or (first in PREPOSITIONS and len(tokens) > 1 and tokens[1].lower() in WH):
         aux_at = next((i for i, t in enumerate(tokens[1:], start=1) if t.lower() in AUX), None)

@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> None:
         for key, m in metrics["fields"].items()
     )
     print(
-        f"irac: {len(decisions)} decisions, {len(outputs)} outputs, {len(grades)} grades; {headline} "
+        f"irac: {len(decisions)} decisions, {len(outputs)} outputs, "
+        f"{len(grades) if cfg.judge else 'no'} grades{'' if cfg.judge else ' (irac.judge is off)'}; {headline} "
         f"-> {reports / 'irac.md'} in {time.perf_counter() - began:.1f}s"
     )
 
