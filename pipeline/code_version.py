@@ -27,7 +27,8 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-def imported_modules(path: Path) -> set[str]:
+@functools.cache
+def imported_modules(path: Path) -> frozenset[str]:
     """The pipeline modules a file imports (absolute imports; `from a import b` may name a module b)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = set()
@@ -37,7 +38,7 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
-    return {m for m in found if m == "pipeline" or m.startswith("pipeline.")}
+    return frozenset(m for m in found if m == "pipeline" or m.startswith("pipeline."))
 
 
 def closure(module: str, root: Path = ROOT) -> set[str]:
@@ -67,3 +68,14 @@ def source_version(module: str, root: Path = ROOT) -> str:
         text = (root / rel).read_text(encoding="utf-8").replace("\r\n", "\n")
         h.update(f"{rel}\0{len(text)}\0".encode() + text.encode("utf-8"))
     return h.hexdigest()[:16]
+
+
+class CodeVersion:
+    """A generator class's `version`: source_version of the module that defines the class, computed on
+    first read, so importing the module parses nothing. An instance may still set its own version."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.module = owner.__module__
+
+    def __get__(self, obj: object, owner: type | None = None) -> str:
+        return source_version(self.module)

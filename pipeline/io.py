@@ -7,6 +7,8 @@ and renamed into place, and folders are built beside their final name and swappe
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import math
 import os
@@ -110,6 +112,15 @@ def write_json(path: str | Path, obj: Any) -> None:
     with atomic_file(path) as fh:
         json.dump(obj, fh, ensure_ascii=False, sort_keys=True, indent=2)
         fh.write("\n")
+
+
+def csv_text(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """Rows as CSV text with a header of `columns`, "\n" line ends on every platform (same bytes)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
 
 
 def write_text(path: str | Path, text: str) -> None:

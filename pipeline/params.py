@@ -19,10 +19,9 @@ from typing import Annotated, Any, Literal
 import yaml
 
 from pipeline import typed
-from pipeline.ranges import (  # noqa: F401 (Range, Entries: part of this module's interface)
+from pipeline.ranges import (
     NEEDED,
     Count,
-    Entries,
     NonNegative,
     NonNegInt,
     Positive,

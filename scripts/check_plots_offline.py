@@ -31,7 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 # Copied into the throw-away repo: what `dvc plots show` reads besides the data.
 REPO_FILES = ["dvc.yaml", ".dvc/config", ".dvc/plots", "reports/plots_template.html"]
-SMOKE_RUNS = ["dpo-pairs-s0", "dpo-pairs_aug-s0", "sft-pairs-s0", "sft-pairs_aug-s0"]
 TITLES = ["Training loss per run", "DPO reward margin per run", "DPO reward accuracy per run",
           "Reward-model accuracy"]
 
@@ -91,7 +90,9 @@ def make_repo(dest: Path) -> Path:
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
     shutil.copy2(ROOT / "params" / "smoke.yaml", dest / "params.yaml")
     _run(["git", "init", "-q", "-b", "main"], dest)
-    write_fake_curves(dest, SMOKE_RUNS)
+    from pipeline.params import load, run_names
+
+    write_fake_curves(dest, run_names(load(dest / "params.yaml").train))
     return dest
 
 

@@ -24,7 +24,7 @@ from pipeline.augment.tasks import (
     parse_prompt,
 )
 from pipeline.backends.base import Request, Response
-from pipeline.code_version import source_version
+from pipeline.code_version import CodeVersion
 from pipeline.language import zh_forms as zh
 from pipeline.language.rewrite_en import AUX
 from pipeline.text import count_tokens, stable_hash
@@ -136,7 +136,7 @@ _MONTHS = "January February March April May June July August September October N
 
 class OfflineRewriter:
     # Cached rewrites are keyed by the version of this module and all it imports: editing it re-writes.
-    version = source_version(__name__)
+    version = CodeVersion()
 
     def __init__(self, name: str = "offline:rewriter", batch_size: int = 64):
         self.name = name

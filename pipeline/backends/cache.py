@@ -151,7 +151,7 @@ def compact(root: str | Path) -> dict[str, int]:
             log.info("response cache %s: removed %s (unused by this run)", root, path.name)
     for stale in sorted(root.rglob(".*.tmp")):
         stale.unlink(missing_ok=True)
-    write_json(root / INDEX, {"entries": dict(sorted(kept.items())), "what": INDEX_NOTE})
+    write_json(root / INDEX, {"entries": kept, "what": INDEX_NOTE})
     return kept
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pipeline import language
 from pipeline.backends.base import BackendError, Request, Response
-from pipeline.code_version import source_version
+from pipeline.code_version import CodeVersion
 from pipeline.language import area, declarative
 from pipeline.language import zh_forms as zh
 from pipeline.prompts import WORDINGS
@@ -232,7 +232,7 @@ class OfflineAnswerer:
 
     batch_size = 256
     # Cached answers are keyed by the version of this module and all it imports: editing the panel re-answers.
-    version = source_version(__name__)
+    version = CodeVersion()
 
     def __init__(self, style: str, threshold: float):
         if style not in STYLES:

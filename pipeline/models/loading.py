@@ -63,6 +63,11 @@ def weights_digest(path: str | Path = BASE_DIR) -> str:
     return digest.hexdigest()
 
 
+def builtin_id(digest: str) -> str:
+    """The hub-style id of the built-in base whose weights have this sha256."""
+    return f"{BUILTIN_ORG}/builtin-{digest[:12]}"
+
+
 def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
     """(base_model_name_or_path, revision) an adapter records so that stock tools find its base from any
     folder: the Hugging Face id and revision of a hub base, or `legal-rm/builtin-<digest>` for the built-in
@@ -70,7 +75,7 @@ def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
     path of this machine: the adapter's bytes stay the same on every machine."""
     info = base_info(path)
     if info.get("base_model", "builtin") == "builtin":
-        return f"{BUILTIN_ORG}/builtin-{weights_digest(path)[:12]}", None
+        return builtin_id(weights_digest(path)), None
     return info["base_model"], info.get("revision")
 
 

@@ -20,7 +20,8 @@ import argparse
 import shutil
 from pathlib import Path
 
-from pipeline.models.loading import BASE_DIR, base_info, portable_base, weights_digest
+from pipeline.io import atomic_dir, write_text
+from pipeline.models.loading import BASE_DIR, base_info, builtin_id, weights_digest
 
 # Files of models/base that make a loadable model and tokenizer (meta.json is ours, not the hub's).
 _SKIP = {"meta.json"}
@@ -33,20 +34,15 @@ def publish(base: str | Path = BASE_DIR, cache_dir: str | Path | None = None) ->
     base = Path(base)
     if base_info(base).get("base_model", "builtin") != "builtin":
         raise ValueError(f"{base}: not the built-in model; its adapters already name its hub id")
-    model_id, _ = portable_base(base)
-    commit = weights_digest(base)[:40]  # the cache wants a commit-like name for the snapshot
-    repo = Path(cache_dir or constants.HF_HUB_CACHE) / f"models--{model_id.replace('/', '--')}"
+    digest = weights_digest(base)
+    commit = digest[:40]  # the cache wants a commit-like name for the snapshot
+    repo = Path(cache_dir or constants.HF_HUB_CACHE) / f"models--{builtin_id(digest).replace('/', '--')}"
     snapshot = repo / "snapshots" / commit
-    tmp = snapshot.with_name(f".{commit}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for path in sorted(base.iterdir()):
-        if path.is_file() and path.name not in _SKIP:
-            shutil.copy2(path, tmp / path.name)
-    shutil.rmtree(snapshot, ignore_errors=True)
-    tmp.rename(snapshot)
-    (repo / "refs").mkdir(exist_ok=True)
-    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    with atomic_dir(snapshot) as tmp:
+        for path in sorted(base.iterdir()):
+            if path.is_file() and path.name not in _SKIP:
+                shutil.copy2(path, tmp / path.name)
+    write_text(repo / "refs" / "main", commit)
     return snapshot
 
 
@@ -56,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", default=None, help="the hub cache (default: HF_HUB_CACHE)")
     args = parser.parse_args(argv)
     snapshot = publish(args.base, args.cache_dir)
-    print(f"publish: {args.base} -> {portable_base(args.base)[0]} at {snapshot}")
+    print(f"publish: {args.base} -> {builtin_id(snapshot.name)} at {snapshot}")
 
 
 if __name__ == "__main__":

@@ -12,11 +12,10 @@ them (no float reprinting): the same curves give the same bytes.
 from __future__ import annotations
 
 import csv
-import io
 import logging
 from pathlib import Path
 
-from pipeline.io import InputError, atomic_dir
+from pipeline.io import InputError, atomic_dir, csv_text
 from pipeline.params import parse_run, run_names
 from pipeline.stages import run, start
 
@@ -52,7 +51,7 @@ def merge(root: Path, runs: list[str]) -> dict[str, list[dict[str, str]]]:
         files = sorted(folder.glob("*.tsv"))
         if not files:
             raise InputError(folder, None, None, f"no dvclive curves of run {name!r}: train it (dvc repro "
-                                                 f"train_{spec.objective}@{name.split('-', 1)[1]})")
+                                                 f"train_{spec.objective}@{spec.corpus}-s{spec.seed})")
         for path in files:
             metric = path.stem
             rows = sorted(read_tsv(path, metric), key=lambda row: int(row[0]))
@@ -65,11 +64,7 @@ def merge(root: Path, runs: list[str]) -> dict[str, list[dict[str, str]]]:
 
 
 def to_csv(metric: str, rows: list[dict[str, str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[*COLUMNS, metric], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return csv_text(rows, [*COLUMNS, metric])
 
 
 def main(argv: list[str] | None = None) -> None:

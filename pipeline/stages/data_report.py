@@ -23,7 +23,7 @@ from pipeline.judges.base import item_language
 from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
 from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
-from pipeline.records import Decision, Label, Pair
+from pipeline.records import PAIR_DIMENSIONS, Decision, Label, Pair
 from pipeline.reporting.markdown import table
 from pipeline.retrieval.recall import gold_recall
 from pipeline.stages import run, start
@@ -33,13 +33,6 @@ PROCESSED = Path("data/processed")
 # figures are the same without it, only slower).
 EMBEDDINGS = Path("data/cache/embeddings")
 REPORTS = Path("reports")
-DIMENSION_ORDER = (
-    "refusal_answerable",
-    "refusal_unanswerable",
-    "faithfulness",
-    "correctness",
-    "completeness",
-)
 
 
 # ------------------------------------------------------------------------------------------- core
@@ -129,11 +122,11 @@ def augmentation(meta: dict) -> dict[str, dict[str, int]]:
 
 
 def pair_counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
-    counts: dict[str, dict[str, int]] = {s: {d: 0 for d in DIMENSION_ORDER} for s in SPLITS}
+    counts: dict[str, dict[str, int]] = {s: {d: 0 for d in PAIR_DIMENSIONS} for s in SPLITS}
     for p in pairs:
         counts[p.split][p.dimension] += 1
     for s in SPLITS:
-        counts[s]["total"] = sum(counts[s][d] for d in DIMENSION_ORDER)
+        counts[s]["total"] = sum(counts[s][d] for d in PAIR_DIMENSIONS)
     return counts
 
 
@@ -157,7 +150,7 @@ def labels_by_language(corpus: InterimData, labels: Mapping[str, Label], qa_lang
 def pairs_by_language(pairs: Sequence[Pair], qa_lang: Mapping[str, str]) -> dict[str, dict[str, int]]:
     """dimension -> language -> pairs (every language that has a question appears, with 0 where none)."""
     langs = sorted(set(qa_lang.values()))
-    out = {d: dict.fromkeys(langs, 0) for d in DIMENSION_ORDER}
+    out = {d: dict.fromkeys(langs, 0) for d in PAIR_DIMENSIONS}
     for p in pairs:
         out[p.dimension][qa_lang[p.qa_id]] += 1
     return out
@@ -283,8 +276,8 @@ def render(m: dict[str, Any], params: Params) -> str:
     pc = m["pairs"]["counts"]
     out += [
         table(
-            ["split", *DIMENSION_ORDER, "total"],
-            [[s, *(pc[s][d] for d in DIMENSION_ORDER), pc[s]["total"]] for s in SPLITS],
+            ["split", *PAIR_DIMENSIONS, "total"],
+            [[s, *(pc[s][d] for d in PAIR_DIMENSIONS), pc[s]["total"]] for s in SPLITS],
             cell=_fmt,
         ),
         "",

@@ -118,9 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{key}: completeness {_fmt(m['completeness']['mean'])}, overall {_fmt(m['overall_accuracy']['mean'])}"
         for key, m in metrics["fields"].items()
     )
+    graded = f"{len(grades)} grades" if cfg.judge else "no grades (irac.judge is off)"
     print(
-        f"irac: {len(decisions)} decisions, {len(outputs)} outputs, "
-        f"{len(grades) if cfg.judge else 'no'} grades{'' if cfg.judge else ' (irac.judge is off)'}; {headline} "
+        f"irac: {len(decisions)} decisions, {len(outputs)} outputs, {graded}; {headline} "
         f"-> {reports / 'irac.md'} in {time.perf_counter() - began:.1f}s"
     )
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import logging
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.augment.core import is_refusal
-from pipeline.io import InputError, read_records, write_json, write_text
+from pipeline.io import InputError, csv_text, read_records, write_json, write_text
 from pipeline.preferences import refusal_of
 from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
@@ -258,14 +257,6 @@ def plot_rows(res: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def rows_csv(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["system"], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
-
-
 # -------------------------------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
@@ -296,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     plots.dimension_figure({k: v for k, v in res["tables"].items() if k.endswith(f"/{rp.main_scoring}")},
                            reports / "figures" / "dimensions.png", order, PAIR_DIMENSIONS)
     plots.training_figure(read_curves(Path(args.curves), sorted(runs)), reports / "figures" / "training.png")
-    write_text(reports / "plots" / "accuracy.csv", rows_csv(rows))
+    write_text(reports / "plots" / "accuracy.csv", csv_text(rows, list(rows[0]) if rows else ["system"]))
     details = details_json(res, rp.main_scoring)
     write_json(reports / "report_details.json", details)
     write_json(reports / "metrics.json", headline_json(details, rp.main_scoring))

@@ -100,10 +100,9 @@ def main(argv: list[str] | None = None) -> None:
                          f"no training pairs left of {counts.pairs_in} ({counts.dropped} over-long ones left out "
                          "by train.overlong): raise train.max_length or build more pairs")
     started = time.perf_counter()
-    with contextlib.ExitStack() as on_success:
-        # Rank 0 logs the dvclive curves into a temporary folder that replaces reports/training/<run> only
-        # when training succeeds: a failed run (a NaN loss) leaves no half curve behind.
-        live = on_success.enter_context(atomic_dir(CURVES / name)) if distributed.is_main() else None
+    # Rank 0 logs the dvclive curves into a temporary folder that replaces reports/training/<run> only
+    # when training succeeds: a failed run (a NaN loss) leaves no half curve behind.
+    with atomic_dir(CURVES / name) if distributed.is_main() else contextlib.nullcontext() as live:
         result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed, name, curves_dir=live)
     wall = time.perf_counter() - started
     meta = {

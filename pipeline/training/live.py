@@ -25,8 +25,6 @@ METRICS = {
     "rewards/margins": "reward_margin",
     "rewards/accuracies": "reward_accuracy",
 }
-# dvclive names a random experiment at INFO on every start; that is noise in a stage's log.
-logging.getLogger("dvclive").setLevel(logging.WARNING)
 
 
 def _value(value: float) -> float | str:
@@ -47,6 +45,8 @@ class LiveCurves(TrainerCallback):
             return
         from dvclive import Live
 
+        # dvclive names a random experiment at INFO on every start; that is noise in a stage's log.
+        logging.getLogger("dvclive").setLevel(logging.WARNING)
         self.live = Live(dir=str(self.out_dir), resume=False, report=None, save_dvc_exp=False, dvcyaml=None,
                          monitor_system=False)
 
