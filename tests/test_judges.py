@@ -573,3 +573,20 @@ def test_judge_items_pick_the_refusal_of_the_question_language():
     assert [i.refusal for i in judge_items(corpus, refusals)] == [REFUSAL, ZH_REFUSAL]
     with pytest.raises(ValueError, match="generate.refusals.zh"):
         judge_items(corpus, {"en": REFUSAL})
+
+
+def test_a_yes_no_question_about_another_figure_is_answered_no():
+    """The bilingual run once labelled "否。" to "违法所得是否为2200000？" contradicted and incorrect, though the
+    passage gives 1200000: the question's figure decides its bottom line as much as its negation does."""
+    passage = Passage("zh/p0", "zh", "zh", "处罚决定",
+                      "经查明，李某在内幕信息敏感期内买卖该股票，违法所得为1200000元。")
+    qa = QA("zq", "违法所得是否为2200000？", "否。违法所得为1200000，而非2200000。", "zh/p0", "zh", "yesno",
+            ["否", "1200000"], [])
+    assert dims(STRICT, "否。", qa, (passage,))[1] == "fully_supported"
+    assert dims(STRICT, "是。", qa, (passage,))[1:3] == ("contradicted", "incorrect")
+    assert dims(STRICT, "否。违法所得为1200000元。", qa, (passage,))[1:3] == ("fully_supported", "correct")
+    assert dims(STRICT, "违法所得为1200000元。", qa, (passage,))[2] == "correct"
+    en = QA("eq", "Was the tenant ordered to pay arrears of HK$30,000?", "No. The arrears were HK$24,000.",
+            "d1/p1", "d1", "yesno", ["No", "HK$24,000"], [])
+    assert dims(STRICT, "No.", en)[1] == "fully_supported"
+    assert dims(STRICT, "Yes.", en)[1] == "contradicted"

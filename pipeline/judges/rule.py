@@ -166,7 +166,7 @@ class RuleJudge:
             best, _ = _align(m.content_words(question, lang), context)
             if best is None:
                 return "unsupported"
-            return "supported" if lead == _bottom_line(question, best.negative, lang) else "contradicted"
+            return "supported" if lead == _bottom_line(question, best, lang) else "contradicted"
         best, recall = _align(words, context, frozenset(nums))
         if best is None:
             return "unsupported"
@@ -177,7 +177,7 @@ class RuleJudge:
             and (
                 lead is None
                 or not _on_topic(question, best, lang)
-                or lead == _bottom_line(question, best.negative, lang)
+                or lead == _bottom_line(question, best, lang)
             )
         )
         in_sentence = nums <= best.numbers
@@ -213,7 +213,7 @@ class RuleJudge:
             return "correct" if recall >= self.cfg.reference_recall else "incorrect"
         polarity_facts = [f for f in facts if _polarity_fact(f)]
         bottom_line = m.lead_polarity(answer, lang) or _bottom_line(
-            qa.question, m.is_negative(answer, lang), lang
+            qa.question, _Sentence(answer, set(), m.numbers(answer, lang), m.is_negative(answer, lang)), lang
         )
         if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
             return "incorrect"
@@ -283,9 +283,16 @@ def _on_topic(question: str, sentence: _Sentence, lang: str) -> bool:
     return len(words & sentence.words) >= max(1, round(0.3 * len(words)))
 
 
-def _bottom_line(question: str, statement_negative: bool, lang: str) -> str:
-    """The yes/no answer a statement gives to a question: yes when both are negated or neither is."""
-    return "yes" if m.is_negative(question, lang) == statement_negative else "no"
+def _bottom_line(question: str, statement: _Sentence, lang: str) -> str:
+    """The yes/no answer a statement gives to a question: yes when both are negated or neither is, and the
+    reverse when the question asks about a figure the statement does not give but gives others instead
+    ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
+    HK$8,000": no)."""
+    same = m.is_negative(question, lang) == statement.negative
+    asked = m.numbers(question, lang)
+    if asked and statement.numbers and asked.isdisjoint(statement.numbers):
+        same = not same
+    return "yes" if same else "no"
 
 
 def _all_numbers(context: list[_Sentence]) -> set[str]:

@@ -179,7 +179,8 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict) -> 
               f"splits {', '.join(sp.splits)}; {cap}. Ties count as wrong.",
               f"- Main tables use the **{rp.main_split}** split; intervals: Wilson 95% for accuracy, percentile "
               f"bootstrap 95% ({rp.bootstrap_resamples} resamples, seed {rp.bootstrap_seed}) for margins and paired "
-              "differences; p: exact two-sided McNemar (b/c = pairs only the first / only the second got right)."]
+              "differences; p: exact two-sided McNemar (b/c = pairs only the reference, base or passage-blind, "
+              "got right / only the row's system got right)."]
     for corpus, c in sorted((scores_meta.get("corpora") or {}).items()):
         avail = ", ".join(f"{k} {v}" for k, v in c.get("available", {}).items())
         fit = (c.get("fit") or {}).get("all", {})
