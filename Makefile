@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 # The offline page template of `dvc plots show` (.dvc/config): vega bundles inlined from the npm registry.
 PLOTS_TEMPLATE := reports/plots_template.html
 
-.PHONY: setup repro test bench lint clean-venv
+.PHONY: setup repro test reliability bench lint clean-venv
 setup: $(VENV)/.installed $(PLOTS_TEMPLATE)
 
 $(VENV)/.installed: pyproject.toml
@@ -29,6 +29,10 @@ repro: setup
 
 test: setup
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pytest
+
+# Bad input, faults of HTTP servers, secrets and paid calls (issue 19): a subset of `make test`.
+reliability: setup
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pytest -m reliability
 
 bench: setup
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pipeline.kernels.bench

@@ -41,9 +41,10 @@ def imported_modules(path: Path) -> frozenset[str]:
     return frozenset(m for m in found if m == "pipeline" or m.startswith("pipeline."))
 
 
-def closure(module: str, root: Path = ROOT) -> set[str]:
-    """Files (relative to root, posix) of `module` and of every pipeline module it imports, transitively."""
-    seen: set[str] = set()
+def closure(module: str, root: Path = ROOT, skip: frozenset[str] = frozenset()) -> set[str]:
+    """Files (relative to root, posix) of `module` and of every pipeline module it imports, transitively;
+    files in `skip` are neither included nor followed."""
+    seen: set[str] = set(skip)
     todo = [module]
     while todo:
         name = todo.pop()
@@ -56,7 +57,7 @@ def closure(module: str, root: Path = ROOT) -> set[str]:
             if rel not in seen:
                 seen.add(rel)
                 todo.extend(imported_modules(path))
-    return seen
+    return seen - skip
 
 
 @functools.cache

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 import yaml
 
 from pipeline import typed
+from pipeline.params_names import BUILTIN_MIN_VOCAB, check_names
 from pipeline.ranges import (
     NEEDED,
     Count,
@@ -483,7 +484,9 @@ RUN_PARAMS = {
     "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
     "sft": _SHARED_RUN_PARAMS,
 }
-_NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>\d+)$")
+# One spelling per seed: s0, s7, s12 (not s00 or s07, which would name the same adapter folder).
+_NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>0|[1-9][0-9]*)$")
+_MAX_SEED = 2**32 - 1  # numpy and torch take seeds below 2**32
 
 
 @dataclass(frozen=True)
@@ -506,7 +509,10 @@ def parse_run(name: str) -> RunSpec:
     """The run a name stands for; ValueError naming what is wrong."""
     match = _NAME.match(name)
     if not match:
-        raise ValueError(f"run {name!r} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0)")
+        raise ValueError(f"run {name!r} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0; the seed "
+                         "without leading zeros)")
+    if int(match["seed"]) > _MAX_SEED:
+        raise ValueError(f"run {name!r}: seed {match['seed']} is out of range (allowed: 0 to {_MAX_SEED})")
     if match["objective"] not in OBJECTIVES:
         raise ValueError(f"run {name!r}: unknown objective {match['objective']!r} (known: {', '.join(OBJECTIVES)})")
     for part in match["corpus"].split("+"):
@@ -535,6 +541,7 @@ def from_dict(raw: Any, source: str = "params") -> Params:
     check_ranges(params, fail)
     _check_runs(params.train, fail)
     _check_relations(params, fail)
+    check_names(params, fail)
     return params
 
 
@@ -635,6 +642,13 @@ def _check_builtin_model(p: PretrainParams, fail: typed.Fail) -> None:
     """Shapes the built-in Llama can take."""
     if p.hidden_size % p.num_heads:
         raise fail("pretrain.num_heads", f"{p.num_heads} does not divide pretrain.hidden_size ({p.hidden_size})")
+    if (p.hidden_size // p.num_heads) % 2:
+        raise fail("pretrain.num_heads", f"head size pretrain.hidden_size / pretrain.num_heads = {p.hidden_size} / "
+                                         f"{p.num_heads} is odd (allowed: an even head size; rotary position "
+                                         "embeddings turn pairs of dimensions)")
+    if p.vocab_size < BUILTIN_MIN_VOCAB:
+        raise fail("pretrain.vocab_size", f"{p.vocab_size} is out of range (allowed: >= {BUILTIN_MIN_VOCAB}: the "
+                                          "tokenizer's 256 bytes and its special tokens)")
     if p.num_heads % p.num_kv_heads:
         raise fail("pretrain.num_kv_heads", f"{p.num_kv_heads} does not divide pretrain.num_heads ({p.num_heads})")
     if p.seq_len > p.max_position_embeddings:

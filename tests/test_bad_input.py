@@ -12,6 +12,8 @@ import yaml
 from pipeline.stages import corpus as corpus_stage
 from pipeline.stages import decisions as decisions_stage
 
+pytestmark = pytest.mark.reliability
+
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = {
     "id": "user-1",

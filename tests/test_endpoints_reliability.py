@@ -28,6 +28,8 @@ from pipeline.io import write_records
 from pipeline.params import GenerateParams
 from pipeline.records import QA, Context, Passage
 
+pytestmark = pytest.mark.reliability
+
 CANARY = "sk-canary-7f3a9c0e5d1b-do-not-leak"
 KEY_ENV = "LEGAL_RM_TEST_API_KEY"
 FAULTS = ("429", "500", "stall", "truncated", "html", "schemaless")

@@ -31,6 +31,8 @@ from pipeline.ranges import Entries, Range
 from pipeline.stages import explain
 from pipeline.stages import run as run_stage
 
+pytestmark = pytest.mark.reliability
+
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = yaml.safe_load((ROOT / "params" / "smoke.yaml").read_text(encoding="utf-8"))
 NAN, INF = math.nan, math.inf
@@ -181,6 +183,44 @@ PARAMS = [
     ({"irac.modes": ["standard", "standard"]}, "irac.modes", "lists 'standard' twice"),
     ({"irac.max_decisions": -1}, "irac.max_decisions", "-1 is out of range (allowed: >= 0; 0 = all)"),
     ({"irac.decoding.top_p": -INF}, "irac.decoding.top_p", "-inf is not a finite number (allowed: in (0, 1])"),
+    # Names that must match something (issue 19): checked with the key and the allowed names.
+    ({"pairs.variants": ["gold_plus_random", "gold_plus_bm52"]}, "pairs.variants[1]",
+     "unknown context variant 'gold_plus_bm52' (known: gold_only, gold_surrounding"),
+    ({"contexts.variants": ["gold_only", "random_contxt"]}, "contexts.variants[1]", "unknown context variant"),
+    ({"generate.variants": ["gold_only", "dense_hard_negative.e5"]}, "generate.variants[1]",
+     "names the dense model alias 'e5', which contexts.dense_models does not define"),
+    ({"corpus.qa_kinds": ["factual", "yes_no"]}, "corpus.qa_kinds[1]", "unknown question kind 'yes_no'"),
+    ({"generate.panel": ["offline:cautious", "offline:cautous"]}, "generate.panel[1]",
+     "unknown offline model 'cautous' (known: cautious, confident, terse, verbose, rewriter)"),
+    ({"generate.panel": ["offline:cautious", "vllm:http://h/v1|m"]}, "generate.panel[1]",
+     "'vllm:http://h/v1|m' is not a generator (allowed: '<backend>:<model>' with backend offline, hf, openai)"),
+    ({"generate.panel": ["offline:cautious", "openai:localhost:8000|m"]}, "generate.panel[1]",
+     "expected 'openai:<http(s) base url>"),
+    ({"judge.judges": ["rule:strict", "rule:lenent"]}, "judge.judges[1]", "unknown judge 'rule:lenent' (allowed: "
+     "rule:strict, rule:lenient or 'llm:<generator>'"),
+    ({"judge.judges": ["rule:strict", "llm:offline:nobody"]}, "judge.judges[1]", "unknown offline model 'nobody'"),
+    ({"augment.rewriter": "offline:rewritter"}, "augment.rewriter", "unknown offline model 'rewritter'"),
+    ({"irac.systems": ["rule", "rules"]}, "irac.systems[1]", "'rules' is not a generator (allowed: 'rule' or "),
+    ({"irac.judge": "gpt"}, "irac.judge", "'gpt' is not a generator (allowed: '' (no judge) or "),
+    ({"train.loss_type": "sigmoidd"}, "train.loss_type", "unknown DPO loss 'sigmoidd' (known: sigmoid, hinge"),
+    ({"train.lora.target_modules": ["q_proj", "query"]}, "train.lora.target_modules[1]",
+     "the built-in model has no layer 'query'"),
+    ({"train.trainer_kwargs": {"per_device_train_batch_size": 0}}, "train.trainer_kwargs.per_device_train_batch_size",
+     "0 is out of range (allowed: >= 1)"),
+    ({"train.trainer_kwargs": {"gradient_accumulation_steps": 0}}, "train.trainer_kwargs.gradient_accumulation_steps",
+     "0 is out of range (allowed: >= 1)"),
+    ({"train.trainer_kwargs": {"seed": "seven"}}, "train.trainer_kwargs.seed", "'seven' is not an integer"),
+    ({"train.trainer_kwargs": {"seed": 2**40}}, "train.trainer_kwargs.seed", "1099511627776 is out of range"),
+    ({"train.trainer_kwargs": {"max_steps": 0}}, "train.trainer_kwargs.max_steps",
+     "0 is out of range (allowed: >= 1 or -1; -1 = epochs decide)"),
+    ({"train.trainer_kwargs": {"learning_rate": NAN}}, "train.trainer_kwargs.learning_rate", "nan is not a finite number"),
+    ({"train.runs": {"dpo": ["pairs-s0", "pairs-s00"]}}, "train.runs.dpo[1]",
+     "run 'dpo-pairs-s00' is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0; the seed without leading zeros)"),
+    ({"train.runs": {"dpo": ["pairs-s99999999999"]}}, "train.runs.dpo[0]",
+     "seed 99999999999 is out of range (allowed: 0 to 4294967295)"),
+    ({"pretrain.vocab_size": 1}, "pretrain.vocab_size", "1 is out of range (allowed: >= 261"),
+    ({"pretrain.hidden_size": 66, "pretrain.num_heads": 2, "pretrain.num_kv_heads": 1}, "pretrain.num_heads",
+     "head size pretrain.hidden_size / pretrain.num_heads = 66 / 2 is odd"),
 ]
 
 

@@ -1,12 +1,12 @@
 """Length-balanced augmentation (SPEC 6): rewrite tasks, the offline rewriter and the pure core."""
 
 from pipeline.augment.core import augment_pairs, plan
-from pipeline.augment.rewriter import OfflineRewriter
+from pipeline.augment.rewriter import REWRITER_MODEL, OfflineRewriter
 from pipeline.backends import make_generator, register_offline
 
 __all__ = ["OfflineRewriter", "augment_pairs", "make_rewriter", "plan"]
 
-register_offline("rewriter", lambda cfg: OfflineRewriter("offline:rewriter"))
+register_offline(REWRITER_MODEL, lambda cfg: OfflineRewriter(f"offline:{REWRITER_MODEL}"))
 
 
 def make_rewriter(spec: str, params):

@@ -131,6 +131,8 @@ _BARE_FACT = [
     (4, "As to {focus}, it is {short}."),
     (3, "{Short_cap} is the answer to {focus}."),
 ]
+# The rewriter's panel name is offline:<REWRITER_MODEL> (registered in pipeline/augment/__init__.py).
+REWRITER_MODEL = "rewriter"
 _MONTHS = "January February March April May June July August September October November December".split()
 
 
@@ -138,7 +140,7 @@ class OfflineRewriter:
     # Cached rewrites are keyed by the version of this module and all it imports: editing it re-writes.
     version = CodeVersion()
 
-    def __init__(self, name: str = "offline:rewriter", batch_size: int = 64):
+    def __init__(self, name: str = f"offline:{REWRITER_MODEL}", batch_size: int = 64):
         self.name = name
         self.batch_size = batch_size
 

@@ -13,6 +13,12 @@ used, sorted by key; shards it did not use are removed, and index.json names the
 counts (a run that called no cached model, such as the rule judge, leaves an index of none: the folder is
 never empty, which DVC would warn about). A stage that fails or is killed leaves the appended shards as
 they are, and its rerun resumes from them.
+
+Compaction never throws a paid answer away: the entries of a model called over HTTP or run locally
+(every shard but the offline answerers', whose answers cost nothing and are keyed by their code
+version) that this run did not use move to `<root>.retired/`, a folder beside the cache that DVC does
+not version and git ignores. A later run that asks for them again (a variant narrowed for a quick look
+and widened back) is answered from there and pays for nothing twice.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -31,6 +38,7 @@ from pipeline.io import atomic_file, write_json
 log = logging.getLogger(__name__)
 
 INDEX = "index.json"
+RETIRED_SUFFIX = ".retired"
 INDEX_NOTE = ("model responses keyed by a hash of (backend, model, prompt, decoding), one JSON Lines shard per "
               "model; exactly the calls of the run that wrote them (pipeline/backends/cache.py)")
 # Shard (resolved path) -> the entries this process read or wrote there since its `compacting` began.
@@ -42,36 +50,17 @@ _OPEN: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
 class ResponseCache:
     def __init__(self, root: str | Path, generator_name: str):
         self.path = Path(root) / f"{safe_name(generator_name)}.jsonl"
-        self._rows: dict[str, Response] = {}
         self._fh = None
-        self._load()
-
-    def _load(self) -> None:
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            log.warning(
-                "response cache %s: dropping a torn last line (%d bytes)", self.path.name, len(data) - keep
-            )
-            with open(self.path, "r+b") as fh:
-                fh.truncate(keep)
-            data = data[:keep]
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                self._rows[obj["key"]] = Response(obj["text"], obj["finish_reason"], obj.get("meta") or {})
-            except (ValueError, KeyError, TypeError):
-                log.warning("response cache %s: skipping unreadable line %d", self.path.name, number)
+        self._rows: dict[str, Response] = read_shard(self.path, repair=True)
+        self._retired = read_shard(retired_root(root) / self.path.name)
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def get(self, key: str) -> Response | None:
         hit = self._rows.get(key)
+        if hit is None:
+            hit = self._retired.get(key)
         if hit is not None:
             self._used()[key] = hit
         return hit
@@ -104,9 +93,67 @@ class ResponseCache:
         self.close()
 
 
+def read_shard(path: Path, repair: bool = False) -> dict[str, Response]:
+    """The entries of a shard, key -> response (none if it does not exist). A torn last line (a process
+    killed mid-write) is left out, and with `repair` cut off the file, so appends start on a new line."""
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        log.warning("response cache %s: dropping a torn last line (%d bytes)", path.name, len(data) - keep)
+        if repair:
+            with open(path, "r+b") as fh:
+                fh.truncate(keep)
+        data = data[:keep]
+    rows: dict[str, Response] = {}
+    # Split on "\n" only: answers are written unescaped (ensure_ascii=False), and str.splitlines()
+    # would also break a line at U+2028, U+2029, U+0085 or a form feed inside a paid answer.
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.decode("utf-8", errors="replace")
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            rows[obj["key"]] = Response(obj["text"], obj["finish_reason"], obj.get("meta") or {})
+        except (ValueError, KeyError, TypeError):
+            log.warning("response cache %s: skipping unreadable line %d", path.name, number)
+    return rows
+
+
+def retired_root(root: str | Path) -> Path:
+    """Where compaction keeps the paid entries a run did not use (beside `root`, outside DVC)."""
+    root = Path(root)
+    return root.with_name(f"{root.name}{RETIRED_SUFFIX}")
+
+
+def _paid(shard: Path) -> bool:
+    """Whether a shard holds answers that cost something to make: all but the offline answerers' (their
+    shard names start with the backend, pipeline.backends.base.safe_name)."""
+    return not shard.name.startswith("offline_")
+
+
+def _retire(shard: Path, retired: Path, used: dict[str, Response]) -> int:
+    """Move the entries of `shard` that this run did not use into the retired shard of the same name, and
+    take the ones it used back out of it; the number retired now."""
+    kept = read_shard(retired)
+    dropped = {k: v for k, v in read_shard(shard).items() if k not in used}
+    merged = {k: v for k, v in {**kept, **dropped}.items() if k not in used}
+    if merged != kept:
+        with atomic_file(retired) as fh:
+            fh.writelines(_line(key, merged[key]) for key in sorted(merged))
+    return len(dropped)
+
+
+# A lone surrogate (a server's "\\ud800") is a valid Python str but not UTF-8: it is written escaped, as
+# JSON allows, so the line is readable and reads back as the same string.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _line(key: str, response: Response) -> str:
     record = {"key": key, "text": response.text, "finish_reason": response.finish_reason, "meta": response.meta}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 def _under(path: Path, root: Path) -> bool:
@@ -141,6 +188,13 @@ def compact(root: str | Path) -> dict[str, int]:
         del _USED[p]
     kept: dict[str, int] = {}
     on_disk = sorted(root.rglob("*.jsonl"))
+    retired_dir = retired_root(resolved)
+    for shard in on_disk:
+        shard = shard.resolve()
+        if _paid(shard):
+            moved = _retire(shard, retired_dir / shard.relative_to(resolved), used.get(shard, {}))
+            if moved:
+                log.info("response cache %s: %d entries this run did not use kept in %s", root, moved, retired_dir)
     for shard, rows in sorted(used.items()):
         with atomic_file(shard) as fh:
             fh.writelines(_line(key, rows[key]) for key in sorted(rows))

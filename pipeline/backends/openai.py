@@ -10,8 +10,9 @@ connections and malformed 200 replies; a Retry-After header is honoured up to th
 ends in one BackendError line naming the URL and what happened.
 
 The API key is read from an environment variable at call time and only ever placed in the
-Authorization header: never in params, the cache, logs or error messages (server text quoted in an
-error is scrubbed of it, since some servers echo request headers back).
+Authorization header: never in params, the cache, logs or error messages. Server text quoted in an
+error, and an answer before it is cached, are scrubbed of it, since some servers echo request headers
+back. A URL names basic-auth credentials only as environment variables (pipeline/backends/endpoints.py).
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ import re
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import tenacity
 
 from pipeline.backends.base import BackendError, Request, Response
+from pipeline.backends.endpoints import check_credential, parse_model, shown_url
 from pipeline.backends.fleet import ROUTINGS, Fleet
 
 log = logging.getLogger(__name__)
@@ -43,34 +45,6 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 RETRY_STATUS = {408, 409, 425, 429}
 # Server errors that a second try cannot fix.
 PERMANENT_5XX = {501, 505}
-
-
-def parse_model(model: str) -> tuple[list[str], str]:
-    """'<url>[,<url>...]|<model>' -> (base URLs, model name)."""
-    urls, sep, name = model.partition("|")
-    bases = [u.strip().rstrip("/") for u in urls.split(",")]
-    if not sep or not name or not all(b.startswith(("http://", "https://")) for b in bases):
-        raise BackendError(
-            f"openai backend: expected 'openai:<http(s) base url>[,<more base urls>]|<model>', "
-            f"got 'openai:{model}'"
-        )
-    if len(set(bases)) != len(bases):
-        raise BackendError(f"openai backend: 'openai:{model}' lists a base url twice")
-    return bases, name
-
-
-def endpoint(base_url: str) -> str:
-    """base_url ends with /v1 as for OpenAI clients; a bare host gets /v1 added."""
-    if urlsplit(base_url).path in ("", "/"):
-        base_url += "/v1"
-    return f"{base_url}/chat/completions"
-
-
-def shown_url(url: str) -> str:
-    """The URL as messages show it: no user:password@ and no query (either may carry a credential)."""
-    parts = urlsplit(url)
-    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
-    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
 
 def retry_after_s(value: str | None) -> float | None:
@@ -127,7 +101,10 @@ class OpenAIGenerator:
         routing: str = "least_loaded",
     ):
         self.name = f"openai:{model}"
-        base_urls, self.model = parse_model(model)
+        try:
+            self.servers, self.model = parse_model(model)
+        except BackendError as exc:
+            raise BackendError(f"openai backend: {exc}") from None
         checks = [
             ("timeout_s", timeout_s, timeout_s > 0, "> 0 seconds"),
             ("concurrency", concurrency, concurrency >= 1, ">= 1"),
@@ -141,7 +118,7 @@ class OpenAIGenerator:
                 raise BackendError(f"{self.name}: {key} must be {allowed}, got {value!r}")
         if routing not in ROUTINGS:
             raise BackendError(f"{self.name}: routing must be one of {', '.join(ROUTINGS)}, got {routing!r}")
-        self.urls = [endpoint(b) for b in base_urls]
+        self.urls = [server.url for server in self.servers]
         self.concurrency = int(concurrency)
         # Callers that batch (judges, IRAC) hand over enough to keep every slot busy.
         self.batch_size = self.concurrency * 2
@@ -173,6 +150,10 @@ class OpenAIGenerator:
     # --------------------------------------------------------------------------------------- async core
     async def _run_all(self, requests: list[Request], done: Callable[[int, Response], None]) -> None:
         key = os.environ.get(self.api_key_env) or ""
+        check_credential(key, f"the environment variable {self.api_key_env}")
+        # Basic auth of servers whose URL names it ($VAR references, read now); it replaces the bearer key.
+        auths = {server.url: server.basic_auth() for server in self.servers}
+        run_secrets = Secrets(auths, [key, *(part for auth in auths.values() if auth for part in auth)])
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -196,7 +177,7 @@ class OpenAIGenerator:
             # `slots` workers share one iterator: exactly `slots` requests in flight, none queued as tasks.
             async def worker(client: httpx.AsyncClient) -> None:
                 for i, request in todo:
-                    done(i, await self._call(client, fleet, request, key))
+                    done(i, await self._call(client, fleet, request, run_secrets))
 
             tasks = [asyncio.ensure_future(worker(c)) for c in clients]
             try:
@@ -207,7 +188,7 @@ class OpenAIGenerator:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _call(self, client: httpx.AsyncClient, fleet: Fleet, request: Request, key: str) -> Response:
+    async def _call(self, client: httpx.AsyncClient, fleet: Fleet, request: Request, secrets: Secrets) -> Response:
         body = self._body(request)
         retrying = tenacity.AsyncRetrying(
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
@@ -219,32 +200,37 @@ class OpenAIGenerator:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._try(client, fleet, body, key)
+                    return await self._try(client, fleet, body, secrets, request.max_new_tokens)
         except Retryable as exc:
             tries = self.max_retries + 1
             raise BackendError(f"{exc.url}: giving up after {tries} attempts ({exc.what})") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    async def _try(self, client: httpx.AsyncClient, fleet: Fleet, body: bytes, key: str) -> Response:
+    async def _try(
+        self, client: httpx.AsyncClient, fleet: Fleet, body: bytes, secrets: Secrets, max_new_tokens: int
+    ) -> Response:
         # Each try picks its server anew, so a retry can land on a healthy member of the fleet.
         async with fleet.use() as server:
             url = shown_url(server.url)
+            auth = secrets.auths.get(server.url)
             try:
-                reply = await asyncio.wait_for(client.post(server.url, content=body), self.timeout_s)
+                reply = await asyncio.wait_for(
+                    client.post(server.url, content=body, auth=auth or httpx.USE_CLIENT_DEFAULT), self.timeout_s
+                )
             except (httpx.TimeoutException, asyncio.TimeoutError):
                 raise Retryable(url, f"no reply within {self.timeout_s:g}s") from None
             except httpx.RemoteProtocolError as exc:
-                raise Retryable(url, f"broken reply ({scrub(str(exc), key)})") from None
+                raise Retryable(url, f"broken reply ({scrub(str(exc), secrets.values)})") from None
             except (httpx.RequestError, OSError) as exc:
                 # Refused or reset connections, undecodable bodies: the server may be back on the next try.
-                what = scrub(str(exc), key) or "connection failed"
+                what = scrub(str(exc), secrets.values) or "connection failed"
                 raise Retryable(url, f"{type(exc).__name__}: {what}") from None
         status = reply.status_code
         if status in RETRY_STATUS or (status >= 500 and status not in PERMANENT_5XX):
             raise Retryable(url, f"HTTP {status}", retry_after_s(reply.headers.get("Retry-After")))
         if not 200 <= status < 300:
-            raise BackendError(f"{url}: HTTP {status}: {excerpt(reply, key)}{self._hint(status)}")
-        return self._parse(reply, url)
+            raise BackendError(f"{url}: HTTP {status}: {excerpt(reply, secrets.values)}{self._hint(status)}")
+        return self._parse(reply, url, secrets.values, max_new_tokens)
 
     def _hint(self, status: int) -> str:
         """What to do about a refusal that retrying cannot fix."""
@@ -270,9 +256,16 @@ class OpenAIGenerator:
         }
         return json.dumps(body).encode("utf-8")
 
-    def _parse(self, reply: httpx.Response, url: str) -> Response:
-        """A chat completion, or Retryable: a 200 with HTML (a proxy's error page) or JSON without
-        `choices` is a server having a bad moment, not an answer."""
+    def _parse(self, reply: httpx.Response, url: str, secrets: Sequence[str], max_new_tokens: int) -> Response:
+        """A well-formed chat completion, or Retryable: only an answer is cached, and a cached entry is
+        served on every rerun, so a reply that is not one (an HTML error page, no `choices`, null content,
+        an unknown finish reason, a NaN token count, far more text than max_new_tokens allows) is a
+        fault of the server to retry, never an answer. Secrets a server echoes are redacted before the
+        answer reaches the cache."""
+        cap = max_new_tokens * MAX_BYTES_PER_TOKEN
+        if len(reply.content) > cap + ENVELOPE_BYTES:
+            raise Retryable(url, f"200 reply of {len(reply.content)} bytes, more than {max_new_tokens} tokens "
+                                 f"can hold ({cap + ENVELOPE_BYTES} bytes)")
         try:
             obj = reply.json()
         except ValueError:
@@ -280,32 +273,78 @@ class OpenAIGenerator:
             raise Retryable(url, f"200 reply is not JSON ({kind}, {len(reply.content)} bytes)") from None
         try:
             choice = obj["choices"][0]
-            text = choice["message"]["content"] or ""
+            text = choice["message"]["content"]
             if not isinstance(text, str):
-                raise TypeError("content is not text")
+                raise TypeError(f"content is {type(text).__name__}, not text")
         except (KeyError, IndexError, TypeError) as exc:
             shape = sorted(obj)[:6] if isinstance(obj, dict) else type(obj).__name__
-            raise Retryable(url, f"200 reply is not a chat completion (no choices[0].message.content; "
-                                 f"{type(exc).__name__}; top level: {shape})") from None
-        meta: dict[str, Any] = {"model": obj.get("model", self.model)}
+            raise Retryable(url, f"200 reply is not a chat completion (no text at choices[0].message.content; "
+                                 f"{type(exc).__name__}: {scrub(str(exc), secrets)}; top level: {shape})") from None
+        if len(text.encode("utf-8")) > cap:
+            raise Retryable(url, f"answer of {len(text.encode('utf-8'))} bytes, more than {max_new_tokens} "
+                                 f"tokens can hold ({cap} bytes)")
+        # Some servers leave finish_reason out of a finished reply; anything else must be a known reason.
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        if reason is None:
+            reason = "stop"
+        if reason not in FINISH_REASONS:
+            raise Retryable(url, f"200 reply has finish_reason {scrub(repr(reason), secrets)[:60]} "
+                                 f"(known: {', '.join(sorted(FINISH_REASONS))})")
+        model = obj.get("model")
+        meta: dict[str, Any] = {"model": redact(model, secrets) if isinstance(model, str) else self.model}
         usage = obj.get("usage") or {}
         if isinstance(usage, dict) and "completion_tokens" in usage:
-            meta["completion_tokens"] = usage["completion_tokens"]
-        return Response(text.strip(), choice.get("finish_reason") or "stop", meta)
+            tokens = usage["completion_tokens"]
+            if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+                raise Retryable(url, f"200 reply has usage.completion_tokens {scrub(repr(tokens), secrets)[:40]}, "
+                                     "not a count")
+            meta["completion_tokens"] = tokens
+        # A lone surrogate ("\\ud800" in the JSON) is no text a later stage can write as UTF-8.
+        text = _LONE_SURROGATE.sub("\ufffd", redact(text, secrets))
+        return Response(text.strip(), reason, meta)
 
 
+# finish_reason values of OpenAI-compatible servers (OpenAI, vLLM, SGLang, llama.cpp, TGI, Ollama).
+FINISH_REASONS = frozenset({"stop", "length", "content_filter", "tool_calls", "function_call", "eos",
+                            "eos_token", "stop_sequence"})
+# The longest tokens of common vocabularies are runs of spaces or punctuation well under 64 bytes: an
+# answer longer than max_new_tokens x 64 bytes is not one the server was asked for.
+MAX_BYTES_PER_TOKEN = 64
+# Room for the JSON around the answer (ids, usage, escapes of the text).
+ENVELOPE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """The credentials of one run: each server's basic auth, and every value to redact from what a server
+    says (the bearer key too)."""
+
+    auths: dict[str, tuple[str, str] | None]
+    values: Sequence[str]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CREDENTIAL = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+")
 
 
-def scrub(text: str, key: str) -> str:
-    """Server text fit for a message: one line, short, and without the key or any bearer token."""
-    if key:
-        text = text.replace(key, "[redacted]")
-    text = _CREDENTIAL.sub(r"\1 [redacted]", text)
+# Values this short are no secret worth the name, and replacing every "abc" of an answer would corrupt it.
+MIN_REDACTED_CHARS = 6
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every secret (and any bearer or basic credential) replaced by [redacted]."""
+    for secret in sorted({s for s in secrets if len(s) >= MIN_REDACTED_CHARS}, key=len, reverse=True):
+        text = text.replace(secret, "[redacted]")
+    return _CREDENTIAL.sub(r"\1 [redacted]", text)
+
+
+def scrub(text: str, secrets: Sequence[str] | str) -> str:
+    """Server text fit for a message: one line, short, and without any secret or bearer token."""
+    text = redact(text, [secrets] if isinstance(secrets, str) else secrets)
     return " ".join(text.split())[:300]
 
 
-def excerpt(reply: httpx.Response, key: str) -> str:
+def excerpt(reply: httpx.Response, secrets: Sequence[str]) -> str:
     """What an error reply says: the JSON error message when there is one, else the start of the body."""
     try:
         obj = reply.json()
@@ -314,7 +353,7 @@ def excerpt(reply: httpx.Response, key: str) -> str:
         text = text if isinstance(text, str) and text else reply.text
     except ValueError:
         text = reply.text
-    return scrub(text, key) or "(empty body)"
+    return scrub(text, secrets) or "(empty body)"
 
 
 def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         decisions = read_records(args.decisions, Decision)
         passages, qas = build(decisions, p, dropped=dropped)
     except (InputError, ValueError) as exc:
-        sys.exit(f"corpus: {exc}")
+        sys.exit(f"corpus: error: {exc}")
     without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas} & {d.id for d in decisions})
     if without:
         log.warning("%d decisions yielded no question (no annotated fields found in their passages)", without)

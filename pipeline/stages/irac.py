@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         evaluate.check_languages(decisions, params)
     except CoverageError as exc:
-        raise SystemExit(f"irac: {exc}") from None
+        raise SystemExit(f"irac: error: {exc}") from None
     grades: list[IracGrade] = []
     # Model responses (a DVC output): on success they hold exactly this run's calls.
     with compacting(cache_dir / "responses"):

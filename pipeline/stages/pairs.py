@@ -11,7 +11,7 @@ from pathlib import Path
 from pipeline.judges import file_name
 from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
 from pipeline.pairs_io import write_splits
-from pipeline.params import Params
+from pipeline.params import Params, ParamsError
 from pipeline.preferences import assign_splits, decide, make_pairs
 from pipeline.records import Pair
 from pipeline.stages import run, start
@@ -31,12 +31,19 @@ def build(corpus: InterimData, labels: dict, params: Params) -> tuple[list[Pair]
 
 
 def main(argv: list[str] | None = None) -> None:
-    _, params = start(__doc__, argv)
+    args, params = start(__doc__, argv)
     started = time.perf_counter()
     corpus = load_interim()
     primary = params.judge.judges[0]
     labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
     pairs, stats = build(corpus, labels, params)
+    if not pairs:
+        # Names are checked with the params (pipeline/params_names.py); valid variants that were never
+        # answered would still end in no pairs, and every later stage would fail or report nothing.
+        answered = sorted({c.variant for c in corpus.contexts})
+        raise ParamsError(f"{args.params}: pairs.variants: {params.pairs.variants} made no pairs from the "
+                          f"{len(corpus.candidates)} candidates (the contexts hold the variants {answered}; "
+                          "allowed: variants that generate.variants answers and whose answers differ)")
     counts = write_splits(OUT, pairs)
     log.info("skipped: %s", dict(sorted(stats.items())))
     print(
