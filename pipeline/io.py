@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import io
 import json
 import math
@@ -171,6 +172,10 @@ def atomic_dir(path: str | Path):
     path = Path(path)
     made = not path.parent.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
+    # What a killed writer of `path` left (kill -9 skips the cleanup below): one writer per output at a
+    # time (DVC's lock), so any such folder is stale.
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp

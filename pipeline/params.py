@@ -289,7 +289,9 @@ class AugmentParams:
 # ------------------------------------------------------------------------------------------- models
 @dataclass(frozen=True)
 class PretrainParams:
-    # "builtin" trains the small Llama model below; anything else is a Hugging Face id or local path.
+    # "builtin" trains the small Llama model below; a packaged model's name (smollm2-135m-instruct: a real
+    # instruct model whose GGUF a Python package ships, pipeline/models/packaged.py) is converted from it;
+    # anything else is a Hugging Face id or local path.
     base_model: str = "builtin"
     revision: str | None = None
     vocab_size: Count = 4096

@@ -1,8 +1,9 @@
 """Loading the base model and adapters: the one way every stage gets a model.
 
-models/base/meta.json says what the base is. For the built-in model the weights and tokenizer sit in
-models/base/ (safetensors); otherwise meta.json names a Hugging Face id or path and its revision, loaded
-from there (on machines that have it). Weights always load from safetensors; remote code stays off
+models/base/meta.json says what the base is. For the built-in model and a packaged one (a real model
+converted from the GGUF a Python package ships, pipeline/models/packaged.py) the weights and tokenizer sit
+in models/base/ (safetensors); otherwise meta.json names a Hugging Face id or path and its revision,
+loaded from there (on machines that have it). Weights always load from safetensors; remote code stays off
 unless the caller turns it on.
 """
 
@@ -70,19 +71,28 @@ def builtin_id(digest: str) -> str:
 
 def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
     """(base_model_name_or_path, revision) an adapter records so that stock tools find its base from any
-    folder: the Hugging Face id and revision of a hub base, or `legal-rm/builtin-<digest>` for the built-in
-    one (resolvable from the local cache once `python -m pipeline.models.publish` put it there). Never a
-    path of this machine: the adapter's bytes stay the same on every machine."""
+    folder: the Hugging Face id and revision of a hub base, `legal-rm/builtin-<digest>` for the built-in
+    one, or the packaged model's `legal-rm/<name>-<GGUF digest>` (both resolvable from the local cache once
+    `python -m pipeline.models.publish` put them there). Never a path of this machine: the adapter's bytes
+    stay the same on every machine."""
     info = base_info(path)
     if info.get("base_model", "builtin") == "builtin":
         return builtin_id(weights_digest(path)), None
+    if "portable_id" in info:
+        return info["portable_id"], None
     return info["base_model"], info.get("revision")
+
+
+def holds_weights(path: str | Path = BASE_DIR) -> bool:
+    """Whether the base folder holds the model itself (built-in or packaged) rather than naming one."""
+    info = base_info(path)
+    return info.get("base_model", "builtin") == "builtin" or "portable_id" in info
 
 
 def _source(path: str | Path) -> tuple[str, str | None, bool]:
     """(where to load from, revision, local) for a base folder written by the pretrain stage."""
     info = base_info(path)
-    if info.get("base_model", "builtin") == "builtin":
+    if holds_weights(path):
         return str(path), None, True
     return info["base_model"], info.get("revision"), Path(info["base_model"]).exists()
 

@@ -9,7 +9,9 @@ the first 12 hex digits of the sha256 of its weights), never a path of this mach
 same bytes everywhere. This command writes the base into the cache's layout for that id
 (<cache>/models--legal-rm--builtin-<digest>/snapshots/<sha>/ and refs/main), which is where
 transformers looks for an id with HF_HUB_OFFLINE=1. Nothing is uploaded: the id exists in this machine's
-cache only; run it again on every machine (after `dvc pull`). The cache is HF_HUB_CACHE (or HF_HOME/hub),
+cache only; run it again on every machine (after `dvc pull`). A packaged base (a real model converted
+from the GGUF a Python package ships) is published the same way under the id it records,
+`legal-rm/<name>-<first 12 hex of the GGUF's sha256>`. The cache is HF_HUB_CACHE (or HF_HOME/hub),
 as huggingface_hub resolves it. Adapters of a hub base record its own id and revision and need no
 publishing.
 """
@@ -21,22 +23,23 @@ import shutil
 from pathlib import Path
 
 from pipeline.io import atomic_dir, write_text
-from pipeline.models.loading import BASE_DIR, base_info, builtin_id, weights_digest
+from pipeline.models.loading import BASE_DIR, holds_weights, portable_base, weights_digest
 
 # Files of models/base that make a loadable model and tokenizer (meta.json is ours, not the hub's).
 _SKIP = {"meta.json"}
 
 
 def publish(base: str | Path = BASE_DIR, cache_dir: str | Path | None = None) -> Path:
-    """Copy the built-in base into the Hugging Face cache under its portable id; the snapshot folder."""
+    """Copy the built-in or packaged base into the Hugging Face cache under its portable id; the snapshot
+    folder."""
     from huggingface_hub import constants
 
     base = Path(base)
-    if base_info(base).get("base_model", "builtin") != "builtin":
-        raise ValueError(f"{base}: not the built-in model; its adapters already name its hub id")
-    digest = weights_digest(base)
-    commit = digest[:40]  # the cache wants a commit-like name for the snapshot
-    repo = Path(cache_dir or constants.HF_HUB_CACHE) / f"models--{builtin_id(digest).replace('/', '--')}"
+    if not holds_weights(base):
+        raise ValueError(f"{base}: names a hub model; its adapters already name its hub id")
+    model_id, _ = portable_base(base)
+    commit = weights_digest(base)[:40]  # the cache wants a commit-like name for the snapshot
+    repo = Path(cache_dir or constants.HF_HUB_CACHE) / f"models--{model_id.replace('/', '--')}"
     snapshot = repo / "snapshots" / commit
     with atomic_dir(snapshot) as tmp:
         for path in sorted(base.iterdir()):
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", default=None, help="the hub cache (default: HF_HUB_CACHE)")
     args = parser.parse_args(argv)
     snapshot = publish(args.base, args.cache_dir)
-    print(f"publish: {args.base} -> {builtin_id(snapshot.name)} at {snapshot}")
+    print(f"publish: {args.base} -> {portable_base(args.base)[0]} at {snapshot}")
 
 
 if __name__ == "__main__":

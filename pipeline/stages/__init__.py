@@ -59,7 +59,8 @@ _MEMORY_HINTS = {
 _TRACEBACK = f" [{DEBUG}=1 shows the traceback]"
 # Failures whose message already names the place (file, line and field; dotted key; model and pair).
 _SAYS_WHAT_TO_DO = (("pipeline.io", "InputError"), ("pipeline.params", "ParamsError"),
-                    ("pipeline.io", "NonFiniteError"), ("pipeline.retrieval.coverage", "CoverageError"))
+                    ("pipeline.io", "NonFiniteError"), ("pipeline.retrieval.coverage", "CoverageError"),
+                    ("pipeline.models.packaged", "PackagedModelError"))
 
 
 def run(main: Callable[..., None]) -> None:

@@ -3,8 +3,10 @@
 params.pretrain.base_model == "builtin": train a byte-level BPE tokenizer and a small Llama model on the
 passages and QA (pipeline.models.builtin) and save both in Hugging Face format under models/base/.
 QA of questions that appear in val/test pairs are held out of pretraining (no peeking at evaluation
-answers). Anything else is a Hugging Face id or path: only models/base/meta.json is written, recording it and its
-revision; later stages load it from there.
+answers). A packaged model's name (pipeline/models/packaged.py, e.g. smollm2-135m-instruct): convert the
+GGUF its Python package ships into models/base/ (safetensors, tokenizer, chat template), checked against
+its sha256. Anything else is a Hugging Face id or path: only models/base/meta.json is written, recording
+it and its revision; later stages load it from there.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from transformers import GenerationConfig
 from pipeline.io import atomic_dir, read_records, write_json, write_run_log, write_text
 from pipeline.models.builtin import pretrain
 from pipeline.models.loading import META
+from pipeline.models.packaged import PACKAGED, convert
 from pipeline.records import QA, Pair, Passage
 from pipeline.stages import run, start
 
@@ -55,6 +58,14 @@ def main(argv: list[str] | None = None) -> None:
     p = prm.pretrain
     out = Path(args.out)
 
+    if p.base_model in PACKAGED:
+        started = time.perf_counter()
+        meta = convert(p.base_model, out)
+        write_text(CURVE, "step,loss,lr\n")
+        write_run_log("pretrain", {"wall_time_s": round(time.perf_counter() - started, 2)})
+        print(f"pretrain: converted the packaged {p.base_model} ({meta['package']} {meta['package_version']}, "
+              f"GGUF sha256 {meta['gguf_sha256'][:12]}...) -> {out} as {meta['portable_id']}")
+        return
     if p.base_model != "builtin":
         with atomic_dir(out) as tmp:
             write_json(tmp / META, {"base_model": p.base_model, "revision": p.revision, "profile": prm.profile})

@@ -29,7 +29,7 @@ import torch
 from pipeline import distributed
 from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write_text
 from pipeline.models.loading import BASE_DIR, base_info, load_base, portable_base
-from pipeline.params import RUN_PARAMS, Params, parse_run, to_dict
+from pipeline.params import RUN_PARAMS, Params, ParamsError, parse_run, to_dict
 from pipeline.stages import run, start
 from pipeline.training.data import Counts, cap, load_training_examples, tokenize
 from pipeline.training.run import CURVE_FIELDS, train_adapter
@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     kept = cap(examples, t.max_pairs, prm.seed)
     counts.capped = len(examples) - len(kept)
     model, tokenizer = load_base(args.base)
+    check_target_modules(model, t.lora.target_modules)
     rows = tokenize(kept, tokenizer, t.max_length, t.overlong, counts)
     log.info("%s: %d pairs in, %d capped, %d over-long (%d fitted by dropping distractors, %d left out), %d used",
              name, counts.pairs_in, counts.capped, counts.overlong, counts.refit, counts.dropped, counts.pairs_used)
@@ -137,6 +138,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"train {name}: {counts.pairs_used} pairs ({counts.refit} fitted by dropping distractors, "
           f"{counts.dropped} left out), {result.steps} steps, "
           f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {ADAPTERS / name}")
+
+
+def check_target_modules(model: torch.nn.Module, targets: list[str]) -> None:
+    """Every train.lora.target_modules entry names layers of the base, checked before any training (PEFT
+    would stop with a traceback once the trainer is built)."""
+    layers = {name.rsplit(".", 1)[-1] for name, module in model.named_modules() if not list(module.children())}
+    for i, target in enumerate(targets):
+        if target not in layers:
+            raise ParamsError(f"train.lora.target_modules[{i}]: the base model has no layer {target!r} "
+                              f"(it has: {', '.join(sorted(layers))})")
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
