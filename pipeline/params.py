@@ -225,6 +225,10 @@ class GenerateParams:
     # Name of the environment variable holding the HTTP backend's API key (the key itself never
     # appears in params, caches or logs).
     api_key_env: str = "OPENAI_API_KEY"
+    # Panel entry -> how many questions it answers (all their context variants), drawn by a seeded hash;
+    # a member not listed answers every question. For members that cost time or money (a real model on
+    # CPU, a paid API) beside the full-coverage offline panel.
+    budgets: dict[str, Count] = field(default_factory=dict)
     # Prompts per forward pass of the hf backend.
     batch_size: Count = 8
     trust_remote_code: bool = False

@@ -58,6 +58,9 @@ def check_names(p: Any, fail: typed.Fail) -> None:
             raise fail(f"corpus.qa_kinds[{i}]", f"unknown question kind {kind!r} (known: {', '.join(QA_KINDS)})")
     for i, spec in enumerate(p.generate.panel):
         check_generator(spec, f"generate.panel[{i}]", fail)
+    for spec in p.generate.budgets:
+        if spec not in p.generate.panel:
+            raise fail(f"generate.budgets.{spec}", f"is not a member of generate.panel ({', '.join(p.generate.panel)})")
     for i, spec in enumerate(p.judge.judges):
         _check_judge(spec, f"judge.judges[{i}]", fail)
     check_generator(p.augment.rewriter, "augment.rewriter", fail)

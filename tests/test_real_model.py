@@ -149,3 +149,40 @@ def test_dpo_steps_on_real_weights_and_scores_against_a_plain_forward(real_base)
     again = score_shared_prefix(load_with_adapter(fresh, real_base.parent / "adapter"), fitted)
     assert again.chosen_sum == pytest.approx(scored.chosen_sum, abs=1e-3)
     assert dataclasses.is_dataclass(result)
+
+
+def test_generate_stage_with_the_real_model_on_a_budget_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
+    """The generate stage with the packaged model beside an offline member: the real model answers its
+    seeded budget of questions (every variant of each), the offline one all; a rerun makes no call."""
+    from pipeline.io import read_records, write_records
+    from pipeline.records import QA, Candidate, Context
+    from pipeline.stages import generate
+
+    monkeypatch.chdir(tmp_path)
+    passages = [Passage(f"d/p{k}", "d", "d", heading, text) for k, (heading, text) in enumerate(FACTS)]
+    qas = [QA(f"q{i}", q, a, f"d/p{i % 3}", "d", "factual", [a], [])
+           for i, (q, a) in enumerate(zip(QUESTIONS, ANSWERS, strict=True))]
+    contexts = [Context(f"q{i}/{v}", f"q{i}", v, v == "gold_only", [f"d/p{i % 3}"] if v == "gold_only"
+                        else [f"d/p{(i + 1) % 3}"], 0 if v == "gold_only" else None)
+                for i in range(len(qas)) for v in ("gold_only", "random_context")]
+    for name, records in (("passages", passages), ("qa", qas), ("contexts", contexts)):
+        write_records(f"data/interim/{name}.jsonl", records)
+    raw = yaml.safe_load((ROOT / "params" / "smoke.yaml").read_text(encoding="utf-8"))
+    real = f"hf:{NAME}"
+    raw["generate"].update(panel=["offline:cautious", real], budgets={real: 2}, batch_size=4,
+                           variants=["gold_only", "random_context"])
+    raw["generate"]["decoding"]["max_new_tokens"] = 32
+    raw["contexts"]["variants"] = raw["pairs"]["variants"] = ["gold_only", "random_context"]
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
+
+    generate.main([])
+    first = capsys.readouterr().out
+    candidates = read_records("data/interim/candidates.jsonl", Candidate)
+    mine = [c for c in candidates if c.generator == real]
+    assert len([c for c in candidates if c.generator == "offline:cautious"]) == len(contexts)
+    assert len(mine) == 4 and len({c.context_id.split("/")[0] for c in mine}) == 2  # 2 questions x 2 variants
+    assert all(c.text and c.finish_reason in ("stop", "length") for c in mine)
+    assert f"{real} on 4 contexts (2 questions)" in first and "12 backend calls" in first
+    generate.main([])
+    assert "0 backend calls" in capsys.readouterr().out
+    assert read_records("data/interim/candidates.jsonl", Candidate) == candidates

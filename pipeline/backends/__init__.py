@@ -4,7 +4,8 @@
 - offline:<style>  the weight-free extractive answerers (cautious, confident, terse, verbose), or any
                    offline model another module registered with `register_offline` (e.g. the augment
                    stage's rewriter);
-- hf:<id or path>  local transformers model;
+- hf:<id or path>  local transformers model; hf:<packaged name> (smollm2-135m-instruct) the real model a
+                   Python package ships, converted once into data/cache/models/;
 - openai:<base_url>|<model>  any OpenAI-compatible chat endpoint; several servers of one model as
                    openai:<url>,<url>,...|<model>.
 """
@@ -54,7 +55,11 @@ def make_generator(spec: str, cfg: Any | None = None) -> Generator:
         raise BackendError(f"offline model {model!r} unknown; known: {sorted([*STYLES, *_OFFLINE])}")
     if backend == "hf":
         from pipeline.backends.hf import HFGenerator
+        from pipeline.models.packaged import PACKAGED, converted
 
+        if model in PACKAGED:  # a real model a Python package ships (pipeline/models/packaged.py)
+            return HFGenerator(str(converted(model)), batch_size=cfg.batch_size, name=spec,
+                               version=PACKAGED[model].portable_id)
         return HFGenerator(model, batch_size=cfg.batch_size, trust_remote_code=cfg.trust_remote_code)
     if backend == "openai":
         from pipeline.backends.openai import OpenAIGenerator

@@ -24,12 +24,17 @@ class HFGenerator:
         device: str | None = None,
         revision: str | None = None,
         trust_remote_code: bool = False,
+        name: str | None = None,
+        version: str = "",
     ):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.name = f"hf:{model}"
+        # `name` is the panel entry when it is not the folder (a packaged model); `version` names the exact
+        # weights in the cache key (pipeline/backends/base.py cache_key).
+        self.name = name or f"hf:{model}"
+        self.version = version
         self.batch_size = batch_size
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.tokenizer = AutoTokenizer.from_pretrained(

@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -196,6 +197,22 @@ def convert(name: str, out_dir: str | Path, gguf: str | Path | None = None) -> d
         tokenizer.save_pretrained(tmp)
         write_json(tmp / META, meta)
     return meta
+
+
+# Where `hf:<packaged name>` panel members find their converted copy (local, neither versioned nor pushed:
+# it follows from the GGUF digest, which this file records).
+CONVERTED = Path("data/cache/models")
+
+
+def converted(name: str, root: str | Path = CONVERTED) -> Path:
+    """A converted copy of packaged model `name` under `root`, made on first use: the folder an `hf:` panel
+    member or IRAC system of that name loads. Its folder name is the portable id, so a new GGUF (another
+    digest) gets a new folder."""
+    folder = Path(root) / entry(name).portable_id.replace("/", "--")
+    meta = folder / META
+    if not (meta.exists() and json.loads(meta.read_text(encoding="utf-8")).get("gguf_sha256") == entry(name).sha256):
+        convert(name, folder)
+    return folder
 
 
 def main(argv: list[str] | None = None) -> None:

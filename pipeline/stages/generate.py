@@ -65,18 +65,32 @@ def build_requests(
     return out
 
 
+def within_budget(jobs: Sequence[tuple[Context, Request]], questions: int, seed: int,
+                  name: str) -> list[tuple[Context, Request]]:
+    """The jobs of `questions` questions (all their variants, so the member's answers meet the others' in
+    every context it answers), drawn by a seeded hash of the question id; 0 = every job."""
+    ids = sorted({c.qa_id for c, _ in jobs}, key=lambda q: (stable_hash(seed, "budget", name, q), q))
+    if not 0 < questions < len(ids):
+        return list(jobs)
+    keep = set(ids[:questions])
+    return [(c, r) for c, r in jobs if c.qa_id in keep]
+
+
 def generate_candidates(
     jobs: Sequence[tuple[Context, Request]],
     generators: Sequence[Generator],
     cache_dir: Path | None,
     progress: bool = True,
+    budgets: dict[str, int] | None = None,
+    seed: int = 0,
 ) -> tuple[list[Candidate], dict[str, int]]:
-    """Run every generator on every job through the cache; candidates sorted by id and the number of
-    backend calls each generator made."""
+    """Run every generator on every job through the cache (a generator with a budget on its seeded
+    share of the questions); candidates sorted by id and the number of backend calls each made."""
     candidates: list[Candidate] = []
     calls: dict[str, int] = {}
-    requests = [r for _, r in jobs]
     for gen in generators:
+        mine = within_budget(jobs, (budgets or {}).get(gen.name, 0), seed, gen.name)
+        requests = [r for _, r in mine]
         cache = ResponseCache(cache_dir, gen.name) if cache_dir is not None else None
         try:
             with tqdm(
@@ -87,7 +101,7 @@ def generate_candidates(
             if cache is not None:
                 cache.close()
         slug = generator_slug(gen.name)
-        for (ctx, _), resp in zip(jobs, responses, strict=True):
+        for (ctx, _), resp in zip(mine, responses, strict=True):
             candidates.append(
                 Candidate(
                     f"{ctx.id}/{slug}", ctx.id, gen.name, resp.text, resp.finish_reason, dict(resp.meta)
@@ -126,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     generators = [make_generator(spec, cfg) for spec in cfg.panel]
     # On success the cache keeps exactly this run's calls (a DVC output: its bytes follow from the inputs).
     with compacting(args.cache_dir) as cache_dir:
-        candidates, calls = generate_candidates(jobs, generators, cache_dir)
+        candidates, calls = generate_candidates(jobs, generators, cache_dir, budgets=cfg.budgets, seed=params.seed)
     if cfg.import_candidates.format == "jsonl":
         index = ContextIndex(all_contexts, qas, passages)
         outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates})
@@ -140,7 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     rates = ", ".join(f"{g} {answered[g] / per_gen[g]:.0%}" for g in cfg.panel if per_gen[g])
     total_calls = sum(calls.values())
     print(
-        f"generate: {count} candidates ({len(contexts)} contexts x {len(generators)} generators); "
+        f"generate: {count} candidates ({len(contexts)} contexts x {len(generators)} generators"
+        + "".join(f"; {g} on {per_gen[g]} contexts ({n} questions)" for g, n in sorted(cfg.budgets.items()))
+        + "); "
         f"{total_calls} backend calls, {count - total_calls} from cache; answered: {rates} "
         f"-> {args.out} in {time.perf_counter() - started:.1f}s"
     )
