@@ -318,6 +318,9 @@ class LoraParams:
     alpha: Count = 64
     dropout: Annotated[float, Range(0, 1, high_open=True)] = 0.05
     target_modules: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+    # 0 = every decoder layer; n = only the last n layers (PEFT layers_to_transform): the frozen trunk below
+    # needs no backward pass, which makes a step of a real model on CPU much cheaper.
+    top_layers: NonNegInt = 0
 
 
 EXTERNAL_PAIRS_PLACEHOLDER = "data/external/no_outside_pairs.txt"

@@ -200,5 +200,5 @@ def test_stage_rejects_empty_run(tmp_path, monkeypatch):
     # Imports that exist but hold nothing are only seen by the stage.
     (tmp_path / "user.jsonl").write_text("\n")
     params = _write_params(tmp_path, synthetic=False, import_path="user.jsonl")
-    with pytest.raises(SystemExit, match="no decisions"):
+    with pytest.raises(SystemExit, match=r"user.jsonl: no records \(decisions.import_path names an empty file\)"):
         stage.main(["--params", str(params)])

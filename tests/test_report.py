@@ -143,6 +143,8 @@ def project(tmp_path_factory) -> Path:
     outside.append({"id": "ext-long", "prompt": "Question: " + "notice " * 500, "chosen": "Yes.", "rejected": "No."})
     (root / "ext.jsonl").write_text("".join(json.dumps(o) + "\n" for o in outside))
     raw["train"]["external_pairs"] = {"format": "jsonl", "path": "ext.jsonl"}
+    # The runs whose adapters are made above: score and report take exactly the runs of train.runs.
+    raw["train"]["runs"] = {"dpo": ["pairs-s0"], "sft": ["pairs-s0"]}
     raw["score"].update(max_pairs=12, batch_tokens=2048, max_length=400, corpora=["pairs", "pairs_aug", "external"])
     raw["report"].update(bootstrap_resamples=500)
     (root / "params.yaml").write_text(yaml.safe_dump(raw))

@@ -14,21 +14,22 @@ through `corpus.qa_import` (a SQuAD-style file); each paragraph then has a `gold
 just that paragraph, which a (question, context) line matches.
 Each line becomes a Candidate (generator `import:<model>`, id `<context id>/import:<model>` unless given)
 beside the generated ones; its grades ride in `meta.labels` and the judge stage takes them, in place of
-its own label, for the judge they are keyed by. Errors name the file, line and key.
+its own label, for the judge they are keyed by; a key that names no judge of judge.judges stops the judge
+stage. Errors name the file, line and key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pipeline.backends.base import generator_slug
+from pipeline.importers import is_safe_id, no_records
 from pipeline.io import InputError, iter_json
 from pipeline.records import (
     LABEL_DIMENSIONS,
     QA,
-    SAFE_ID,
     Candidate,
     Context,
     Label,
@@ -37,6 +38,7 @@ from pipeline.records import (
     parse,
 )
 
+PARAM = "generate.import_candidates.path"
 KEYS = {
     "id",
     "model",
@@ -105,9 +107,7 @@ class ContextIndex:
 def load_candidates(path: Path, index: ContextIndex, taken: set[str]) -> list[Candidate]:
     """Candidates of the JSONL file `path`; ids must be new (not in `taken`, not repeated)."""
     if path.is_dir():
-        raise InputError(
-            path, None, None, "is a folder; generate.import_candidates.path names one .jsonl file"
-        )
+        raise InputError(path, None, None, f"is a folder; {PARAM} names one .jsonl file")
     out: list[Candidate] = []
     seen: dict[str, int] = {}
     for line, obj in iter_json(path):
@@ -123,7 +123,7 @@ def load_candidates(path: Path, index: ContextIndex, taken: set[str]) -> list[Ca
         if not isinstance(response, str):
             raise InputError(path, line, "response", 'expected a string (an empty answer is "")')
         rid = _str(obj, "id", path, line) if "id" in obj else f"{cid}/{generator_slug(generator)}"
-        if not SAFE_ID.match(rid) or ".." in rid.split("/"):
+        if not is_safe_id(rid):
             raise InputError(path, line, "id", f"unsafe id {rid!r} (letters, digits, . _ : / - only)")
         if rid in taken or rid in seen:
             first = f"line {seen[rid]}" if rid in seen else "a generated candidate"
@@ -134,6 +134,8 @@ def load_candidates(path: Path, index: ContextIndex, taken: set[str]) -> list[Ca
         if "labels" in obj:
             meta["labels"] = _labels(obj["labels"], rid, path, line)
         out.append(Candidate(rid, cid, generator, response, finish, meta))
+    if not out:
+        raise no_records(path, PARAM)
     return out
 
 
@@ -166,11 +168,19 @@ def _labels(value: Any, rid: str, path: Path, line: int) -> dict[str, dict]:
     return out
 
 
-def imported_labels(candidates: Iterable[Candidate], judge: str) -> dict[str, Label]:
-    """The grades outside answers carry for `judge` (a judge spec of judge.judges), by candidate id."""
+def imported_labels(candidates: Iterable[Candidate], judge: str, judges: Sequence[str]) -> dict[str, Label]:
+    """The grades outside answers carry for `judge` (a judge spec of judge.judges), by candidate id.
+    Grades keyed by a spec not in `judges` (judge.judges) are an InputError: no judge would take them, and
+    a typo in a spec would otherwise drop a user's grades without a word."""
     out = {}
     for c in candidates:
-        grades = (c.meta.get("labels") or {}).get(judge)
+        by_judge = c.meta.get("labels") or {}
+        unknown = sorted(set(by_judge) - set(judges))
+        if unknown:
+            raise InputError(c.meta.get("imported", "generate.import_candidates"), c.meta.get("line"),
+                             f"labels.{unknown[0]}", f"no judge {unknown[0]!r} in judge.judges (configured: "
+                             f"{', '.join(judges)}): key the grades by one of them")
+        grades = by_judge.get(judge)
         if grades is not None:
             out[c.id] = Label(
                 candidate_id=c.id, judge=judge, status="ok", **{d: grades[d] for d in LABEL_DIMENSIONS}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline import language
+from pipeline.importers import files_of, no_records
 from pipeline.io import InputError, iter_json, read_records
 from pipeline.records import Decision
 
@@ -22,14 +23,9 @@ def load_records(path: Path, taken: set[str], param: str = "decisions.import_pat
     that named `path`, for the messages."""
     if not path.exists():
         raise InputError(path, None, None, f"file not found ({param})")
-    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
-    if not files:
-        # An empty folder would import nothing without a word.
-        raise InputError(path, None, None, f"a folder with no *.jsonl files ({param} names a JSONL file of "
-                                           "Decision records or a folder of them)")
     out: list[Decision] = []
     seen = set(taken)
-    for file in files:
+    for file in files_of(path, "*.jsonl", param):
         decisions = read_records(file, Decision)
         lines = [number for number, _ in iter_json(file)]
         for decision, line in zip(decisions, lines, strict=True):
@@ -38,6 +34,8 @@ def load_records(path: Path, taken: set[str], param: str = "decisions.import_pat
             seen.add(decision.id)
             check_decision(decision, file, line)
             out.append(decision)
+    if not out:
+        raise no_records(path, param)
     return out
 
 

@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.importers import safe_id
+from pipeline.importers import files_of, no_records, safe_id
 from pipeline.importers.checks import check_decision, load_records
 from pipeline.io import InputError, iter_json
 from pipeline.params import DocumentsImportParams, ParamsError
 from pipeline.records import Decision, RecordError, parse
 
-log = logging.getLogger("pipeline.importers.documents")
 SCALAR_TARGETS = {"id", "title", "date", "text", "case_type", "source", "analysis", "outcome", "party"}
 # Kinds implied by a declared field type (SPEC 1): values compared exactly, or by meaning.
 KIND_OF_TYPE = {
@@ -94,7 +92,7 @@ def documents(path: Path, fmt: str) -> Iterator[tuple[Path, int | None, str, str
         return
     if not path.is_dir():
         raise InputError(path, None, None, "format json_folder needs a folder of *.json files")
-    for file in sorted(path.glob("*.json")):
+    for file in files_of(path, "*.json", f"{PARAM}.path"):
         try:
             doc = json.loads(file.read_bytes().decode("utf-8"))
         except UnicodeDecodeError as exc:
@@ -112,7 +110,7 @@ def documents(path: Path, fmt: str) -> Iterator[tuple[Path, int | None, str, str
 
 def _one_file(path: Path, suffix: str) -> Path:
     if path.is_dir():
-        raise InputError(path, None, None, f"is a folder; this format reads one {suffix} file")
+        raise InputError(path, None, None, f"is a folder; {PARAM}.path names one {suffix} file for this format")
     return path
 
 
@@ -158,7 +156,7 @@ def load_documents(cfg: DocumentsImportParams, root: Path, taken: set[str]) -> l
         check_decision(decision, file, line, prefix)
         out.append(decision)
     if not out:
-        log.warning("%s: no documents found", path)
+        raise no_records(path, f"{PARAM}.path")
     return out
 
 

@@ -24,11 +24,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.importers import safe_id
+from pipeline.importers import files_of, no_records, safe_id
 from pipeline.importers.checks import language_mismatch
 from pipeline.io import InputError
 from pipeline.params import QaImportParams
 from pipeline.records import QA, Passage
+
+PARAM = "corpus.qa_import.path"
 
 YES = {"yes", "y", "是"}
 NO = {"no", "n", "否"}
@@ -41,24 +43,30 @@ def load_squad(cfg: QaImportParams, root: Path = Path(".")) -> tuple[list[Passag
     """Passages and QA of the file (or folder of *.json files) `cfg.path`."""
     path = root / cfg.path
     if not path.exists():
-        raise InputError(path, None, None, "not found (corpus.qa_import.path)")
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        raise InputError(path, None, None, f"not found ({PARAM})")
     passages: list[Passage] = []
     qas: list[QA] = []
     seen: dict[str, str] = {}
-    for k, file in enumerate(files, start=1):
+    for k, file in enumerate(files_of(path, "*.json", PARAM), start=1):
         stem = f"f{k}-" if path.is_dir() else ""
         p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen)
         passages += p
         qas += q
+    if not passages:
+        raise no_records(path, PARAM)
     return passages, qas
 
 
 def _read(file: Path) -> Any:
     try:
-        return json.loads(file.read_bytes().decode("utf-8"))
+        text = file.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(file, None, None, f"invalid UTF-8 at byte {exc.start}") from None
+    if not text.strip():  # JSON would call it malformed; it is an import that holds nothing
+        raise InputError(file, None, None, f"no records (an empty file; {PARAM} names one SQuAD-style JSON "
+                                           "file or a folder of them)")
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(file, exc.lineno, None, f"malformed JSON: {exc.msg} (column {exc.colno})") from None
 

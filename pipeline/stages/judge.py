@@ -53,10 +53,11 @@ def main(argv: list[str] | None = None) -> None:
     # success it keeps exactly this run's calls.
     with compacting(JUDGE_CACHE), atomic_dir(LABELS) as tmp:
         for spec in params.judge.judges:
+            # Outside answers graded for this judge (generate.import_candidates) keep their grades; grades
+            # for a judge not in judge.judges stop the stage before any judge is paid.
+            outside = imported_labels(corpus.candidates, spec, params.judge.judges)
             judge = make_judge(spec, params)
             labels = run_judge(judge, items, progress=True)
-            # Outside answers graded for this judge (generate.import_candidates) keep their grades.
-            outside = imported_labels(corpus.candidates, spec)
             labels = [outside.get(lab.candidate_id, lab) for lab in labels]
             generator = getattr(judge, "generator", None)
             if hasattr(generator, "close"):

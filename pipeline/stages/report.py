@@ -22,6 +22,7 @@ from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, csv_text, read_records, write_json, write_text
+from pipeline.params import run_names
 from pipeline.preferences import refusal_of
 from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
@@ -35,6 +36,7 @@ log = logging.getLogger("pipeline.stages.report")
 SCORES = Path("data/scores")
 PAIRS_ROOT = Path("data/processed")
 ADAPTERS = Path("models/adapters")
+BASE_NAME = "base"  # the score stage's name for the base model (pipeline.stages.score, which loads torch)
 BASE_META = Path("models/base/meta.json")
 CURVES = Path("reports/training")
 
@@ -71,12 +73,15 @@ def pair_info(pairs: list[Any], base: Scored, refusals: dict[str, str]) -> PairI
                     obj(p.variant for p in pairs), blind)
 
 
-def load_runs(adapters: Path) -> tuple[dict[str, Run], dict[str, dict]]:
-    """Run identity and metadata of every adapter, from its train_meta.json."""
+def load_runs(adapters: Path, models: list[str]) -> tuple[dict[str, Run], dict[str, dict]]:
+    """Run identity and metadata of every reported model's adapter, from its train_meta.json (the folder
+    of a run removed from train.runs stays under `adapters`, and is not reported)."""
     runs, metas = {}, {}
     for path in sorted(adapters.glob("*/train_meta.json")) if adapters.exists() else []:
-        meta = json.loads(path.read_text(encoding="utf-8"))
         name = path.parent.name
+        if name not in models:
+            continue
+        meta = json.loads(path.read_text(encoding="utf-8"))
         runs[name] = Run(name, meta["objective"], meta["corpus"], int(meta["seed"]))
         metas[name] = meta
     return runs, metas
@@ -88,9 +93,14 @@ def eval_pairs(corpus: str, pairs_root: Path, external: Any) -> dict[str, Any]:
     return {p.id: p for f in sorted((pairs_root / corpus).glob("*.jsonl")) for p in read_records(f, Pair)}
 
 
-def load_inputs(scores_root: Path, pairs_root: Path, refusals: dict[str, str], external: Any = None):
+def load_inputs(scores_root: Path, pairs_root: Path, refusals: dict[str, str], external: Any,
+                train: params_mod.TrainParams):
+    """Scores meta, the models to report, pair info and aligned scores per corpus. The models are the base
+    and the runs train.runs names: the scores of a run removed from it stay until the score stage reruns.
+    A corpus without scores (none of its pairs fitted score.max_length) is left out."""
     meta = json.loads((scores_root / "meta.json").read_text(encoding="utf-8"))
-    models = list(meta["models"])
+    names = run_names(train)
+    models = [m for m in meta["models"] if m == BASE_NAME or m in names]
     info: dict[str, PairInfo] = {}
     scored: dict[tuple[str, str, str], Scored] = {}
     for corpus in sorted(meta["corpora"]):
@@ -98,6 +108,12 @@ def load_inputs(scores_root: Path, pairs_root: Path, refusals: dict[str, str], e
         for model in models:
             path = scores_root / model / f"{corpus}.jsonl"
             records = read_records(path, Score, unique_key=None)
+            if not records:
+                if corpus in info:
+                    raise InputError(path, None, None, f"no scores, unlike {models[0]}'s: re-run the score stage")
+                # An old score stage wrote a corpus whose pairs were all too long as empty files.
+                log.warning("%s: no scores, corpus %s is left out of the report", path, corpus)
+                break
             if corpus not in info:
                 ids = sorted({s.pair_id for s in records})
                 unknown = [i for i in ids if i not in pairs]
@@ -109,6 +125,15 @@ def load_inputs(scores_root: Path, pairs_root: Path, refusals: dict[str, str], e
                 rows = [r for r in records if r.scoring == scoring]
                 if rows:
                     scored[(model, corpus, scoring)] = align(rows, info[corpus].ids, f"{path} ({scoring})")
+    missing = [n for n in names if n not in models]
+    if missing:
+        # Score lists no train.runs among its params (adding a run changes models/adapters instead), so a
+        # run put back with its old adapter folder leaves the score stage up to date: force it.
+        raise InputError(scores_root / "meta.json", None, "models", f"run {missing[0]!r} of train.runs was not "
+                                                                    f"scored (scored: {models}): re-run the score "
+                                                                    "stage (`dvc repro -f score`)")
+    if not info:
+        raise InputError(scores_root / "meta.json", None, "corpora", "no corpus has scores: re-run the score stage")
     return meta, models, info, scored
 
 
@@ -263,11 +288,11 @@ def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     rp = prm.report
     meta, models, info, scored = load_inputs(Path(args.scores), Path(args.pairs_root), prm.generate.refusal_by_language(),
-                                             prm.train.external_pairs)
+                                             prm.train.external_pairs, prm.train)
     if rp.baseline not in models:
         raise InputError(Path(args.scores) / "meta.json", None, "models",
                          f"baseline {rp.baseline!r} was not scored (models: {models})")
-    runs, run_meta = load_runs(Path(args.adapters))
+    runs, run_meta = load_runs(Path(args.adapters), models)
     res = analyse(scored, info, models, runs, rp)
     reports = Path(args.reports)
     data_metrics_path = reports / "data_details.json"

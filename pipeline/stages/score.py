@@ -29,6 +29,8 @@ from tqdm import tqdm
 from pipeline import distributed
 from pipeline.io import InputError, atomic_dir, read_records, require_finite, write_json, write_records
 from pipeline.models.fitting import FittedPair, fit_counts
+from pipeline.models.loading import unwrap
+from pipeline.params import run_names
 from pipeline.records import Pair, Score
 from pipeline.scoring import (
     EncodedPair,
@@ -39,6 +41,7 @@ from pipeline.scoring import (
     score_two_pass,
 )
 from pipeline.scoring.batching import length_batches
+from pipeline.scoring.shared_trunk import TrunkBatch, score_from_trunk, shared_layers, trunk_batches
 from pipeline.stages import run, start
 from pipeline.text import stable_hash
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
@@ -88,10 +91,18 @@ def score_records(model_name: str, pairs: Sequence[Pair], scores: ResponseScores
     return out
 
 
-def adapter_dirs(root: Path) -> list[Path]:
-    if not root.exists():
-        return []
-    return sorted(p for p in root.iterdir() if (p / "adapter_config.json").exists())
+def run_adapters(root: Path, train: Any) -> list[Path]:
+    """The adapter folder of every run train.runs names, in name order. Not the folders under `root`: DVC
+    leaves the folder of a run removed from train.runs, and scoring it would put it back in the report."""
+    folders = []
+    for name in sorted(run_names(train)):
+        folder = root / name
+        if not (folder / "adapter_config.json").exists():
+            objective, entry = name.split("-", 1)
+            raise InputError(folder, None, None, f"no adapter of run {name!r} (train.runs.{objective} lists "
+                                                 f"{entry!r}): train it with `dvc repro train_{objective}@{entry}`")
+        folders.append(folder)
+    return folders
 
 
 @dataclass
@@ -111,13 +122,15 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
     selected: list[Any] = []
     available: dict[str, int] = {}
     seen: dict[str, str] = {}
+    files: dict[str, Path] = {}  # the file of each split, for the messages
     if name == EXTERNAL:
         outside = outside_eval_pairs(external)
         available["test"] = len(outside)
+        files["test"] = Path(external.path)
         selected = select_pairs(outside, max_pairs, seed, "score")
         splits = ()
     for split in splits:
-        path = root / name / f"{split}.jsonl"
+        path = files[split] = root / name / f"{split}.jsonl"
         records = read_records(path, Pair)
         for line, pair in enumerate(records, start=1):
             if pair.id in seen:
@@ -131,8 +144,25 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
     selected.sort(key=lambda p: p.id)
     fitted: list[FittedPair] = encode_pairs(tokenizer, selected, max_length, policy)
     fit = fit_counts(fitted, [f"{p.split}/{p.variant}" for p in selected])
+    require_scorable(name, files, selected, fitted, max_length)
     kept = [i for i, f in enumerate(fitted) if f.fits]
     return EvalCorpus(name, [selected[i] for i in kept], [encoded(fitted[i]) for i in kept], available, fit)
+
+
+def require_scorable(name: str, files: dict[str, Path], selected: Sequence[Any], fitted: Sequence[FittedPair],
+                     max_length: int) -> None:
+    """Stop when a split of the corpus has no pair to score: the stage would write a corpus with no
+    scores, and the report would have no numbers to put in its tables."""
+    for split, path in files.items():
+        fits = [f.fits for p, f in zip(selected, fitted, strict=True) if p.split == split]
+        if any(fits):
+            continue
+        if not fits:
+            raise InputError(path, None, None, f"corpus {name!r}, split {split!r}: no pairs to score (remove "
+                                               f"{split!r} from score.splits or {name!r} from score.corpora)")
+        raise InputError(path, None, None, f"corpus {name!r}, split {split!r}: no pair left to score, all "
+                                           f"{len(fits)} dropped as too long for score.max_length {max_length}: "
+                                           "raise score.max_length")
 
 
 def scoring_units(encoded_pairs: Sequence[EncodedPair], scorer: str, batch_tokens: int) -> list[list[int]]:
@@ -187,10 +217,30 @@ def merge_scores(parts: Sequence[ResponseScores], indices: Sequence[Sequence[int
     return ResponseScores(**merged)
 
 
-def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str) -> ResponseScores:
+# Hidden states the shared trunk may keep per corpus (pipeline/scoring/shared_trunk.py); above it every
+# model runs the whole decoder.
+TRUNK_BYTES = 2 * 1024**3
+
+
+def trunk_split(adapters: Sequence[Path], model: Any, corpora: Sequence[EvalCorpus], scorer: str) -> int:
+    """The layers below every adapter's LoRA layers, when scoring over them once pays and fits (0: no)."""
+    split = shared_layers(adapters) if scorer == "shared_prefix" and adapters else 0
+    tokens = max((sum(p.shared_length for p in c.encoded) for c in corpora), default=0)
+    if split and tokens * unwrap(model).config.hidden_size * 4 > TRUNK_BYTES:
+        log.info("shared trunk off: %d tokens of hidden states would not fit %d bytes", tokens, TRUNK_BYTES)
+        return 0
+    return split
+
+
+def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str,
+               trunk: tuple[int, list[TrunkBatch]] | None = None) -> ResponseScores:
+    """`model`'s scores of `corpus`; with `trunk` (split, its batches) only the layers above it run."""
     with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False,
               disable=not distributed.is_main()) as bar:
-        if scorer == "shared_prefix":
+        if trunk is not None:
+            scores = score_from_trunk(model, trunk[1], trunk[0], len(corpus.encoded))
+            bar.update(len(corpus.pairs))
+        elif scorer == "shared_prefix":
             scores = score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
         else:  # the two-pass scorer reports rows, two per pair
             scores = score_two_pass(model, corpus.encoded, batch_tokens=batch_tokens,
@@ -225,21 +275,30 @@ def _score(args: argparse.Namespace, params: Any) -> None:
                          sp.max_length, params.train.overlong, params.train.external_pairs, sp.train_sample)
         for name in sp.corpora
     ]
-    adapters = adapter_dirs(Path(args.adapters))
     world, rank = distributed.world_size(), distributed.rank()
     log.info("scoring %s pairs with base + %d adapters (%s, kernels: %s%s)",
-             {c.name: len(c.pairs) for c in corpora}, len(adapters), sp.scorer, backend(),
+             {c.name: len(c.pairs) for c in corpora}, len(run_names(params.train)), sp.scorer, backend(),
              f", rank {rank} of {world}" if world > 1 else "")
     # Each rank scores its shard of every corpus (on one process: the corpus itself).
     shards = {c.name: shard_of(c, sp.scorer, sp.batch_tokens, rank, world) if world > 1 else None for c in corpora}
     mine = [c if shards[c.name] is None else subset(c, shards[c.name]) for c in corpora]
+    trained = [Path(args.adapters) / n for n in run_names(params.train)
+               if (Path(args.adapters) / n / "adapter_config.json").exists()]
+    split = trunk_split(trained, model, mine, sp.scorer)
+    # The layers every model shares run once per corpus (adapters with LoRA on the top layers only).
+    trunks = {c.name: (split, trunk_batches(model, c.encoded, split, sp.batch_tokens)) for c in mine} if split else {}
+    if split:
+        log.info("scoring over a shared trunk of %d layers", split)
     results: dict[str, dict[str, ResponseScores]] = {BASE_NAME: {}}
     for corpus in mine:
-        results[BASE_NAME][corpus.name] = run_scorer(model, corpus, sp.scorer, sp.batch_tokens, BASE_NAME)
+        results[BASE_NAME][corpus.name] = run_scorer(model, corpus, sp.scorer, sp.batch_tokens, BASE_NAME,
+                                                     trunks.get(corpus.name))
+    # After the base: a base with broken log-probs is reported first, as every adapter is retrained on it.
+    adapters = run_adapters(Path(args.adapters), params.train)
     for adapter in adapters:
         model = load_with_adapter(model, adapter)
         results[adapter.name] = {
-            c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name) for c in mine
+            c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name, trunks.get(c.name)) for c in mine
         }
     if world > 1:
         gathered = distributed.gather_to_main((shards, results))

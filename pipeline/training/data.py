@@ -19,11 +19,12 @@ from transformers import PreTrainedTokenizerBase
 from pipeline.io import InputError, iter_json, read_records
 from pipeline.kernels import IGNORE_INDEX
 from pipeline.models.fitting import fit_counts, fit_pair
-from pipeline.records import Pair
+from pipeline.records import SAFE_ID, Pair
 from pipeline.text import stable_hash
 
 CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
 EXTERNAL = "external"
+EXTERNAL_PARAM = "train.external_pairs.path"
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,12 @@ def corpus_parts(corpus: str) -> list[str]:
 
 def load_external(path: str | Path) -> list[Example]:
     """External general contextual pairs: JSONL objects with non-empty string prompt, chosen, rejected
-    (chosen != rejected) and an optional unique string id. Their prompts have no known passage structure,
-    so an over-long one is left out and counted (pipeline.models.fitting), never cut."""
+    (chosen != rejected) and an optional unique, safe string id (records.SAFE_ID, no `..` segment: ids
+    name pairs in score files and reports). Their prompts have no known passage structure, so an
+    over-long one is left out and counted (pipeline.models.fitting), never cut. An empty file stops."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(path, None, None, f"is a folder; {EXTERNAL_PARAM} names one .jsonl file")
     out = []
     seen: dict[str, int] = {}
     for line, obj in iter_json(path):
@@ -79,10 +84,16 @@ def load_external(path: str | Path) -> list[Example]:
         ident = obj.get("id", f"external/{line}")
         if not isinstance(ident, str):
             raise InputError(path, line, "id", "expected a string")
+        # records.parse's rule for ids, spelled out: pipeline/importers is no dependency of train, score, report.
+        if not SAFE_ID.match(ident) or ".." in ident.split("/"):
+            raise InputError(path, line, "id", f"unsafe id {ident!r} (letters, digits, . _ : / - only, starting "
+                                               "with a letter or digit, no '..' segment)")
         if ident in seen:
             raise InputError(path, line, "id", f"duplicate id {ident!r} (first on line {seen[ident]})")
         seen[ident] = line
         out.append(Example(ident, obj["prompt"], obj["chosen"], obj["rejected"], EXTERNAL))
+    if not out:  # only blank lines: training or scoring would go on without the outside pairs
+        raise InputError(path, None, None, f"no records ({EXTERNAL_PARAM} names an empty file)")
     return out
 
 

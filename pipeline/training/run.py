@@ -65,9 +65,14 @@ class StopOnNonFiniteLoss(TrainerCallback):
                     "or check the base model for NaN weights")
 
 
-def lora_config(t: TrainParams) -> LoraConfig:
+def lora_config(t: TrainParams, num_layers: int | None = None) -> LoraConfig:
+    """LoRA on train.lora.target_modules of every decoder layer, or of the last train.lora.top_layers of the
+    model's `num_layers` only: the frozen layers below them then need no backward pass at all."""
+    top = t.lora.top_layers
+    layers = list(range(num_layers - top, num_layers)) if num_layers and 0 < top < num_layers else None
     return LoraConfig(r=t.lora.r, lora_alpha=t.lora.alpha, lora_dropout=t.lora.dropout,
-                      target_modules=list(t.lora.target_modules), bias="none", task_type="CAUSAL_LM")
+                      target_modules=list(t.lora.target_modules), layers_to_transform=layers, bias="none",
+                      task_type="CAUSAL_LM")
 
 
 def _common_args(t: TrainParams, seed: int, out_dir: str) -> dict[str, Any]:
@@ -130,12 +135,12 @@ def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: S
         # the adapter disabled, has no LoRA dropout to disagree with).
         args = _config(DPOConfig, t, seed, out_dir, beta=t.beta, loss_type=[t.loss_type], disable_dropout=False)
         return KernelDPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
-                                peft_config=lora_config(t), logprobs=t.logprobs)
+                                peft_config=lora_config(t, model.config.num_hidden_layers), logprobs=t.logprobs)
     if objective == "sft":
         data = Dataset.from_list(sft_rows(rows))
         args = _config(SFTConfig, t, seed, out_dir, dataset_kwargs={"skip_prepare_dataset": True})
         return SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
-                          peft_config=lora_config(t))
+                          peft_config=lora_config(t, model.config.num_hidden_layers))
     raise ValueError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
 
 
