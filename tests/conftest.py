@@ -50,6 +50,32 @@ class LoopbackServer:
         self.httpd.server_close()
 
 
+class ChatServer(LoopbackServer):
+    """/v1/chat/completions on loopback: `reply(headers, body, prompt, n)` gives (status, JSON object) for
+    the n-th call (from 1); `calls` counts them."""
+
+    def __init__(self, reply):
+        from http.server import BaseHTTPRequestHandler
+
+        self.calls, self.lock = 0, threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as vLLM and hosted APIs serve
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body, prompt = read_chat(self)
+                with outer.lock:
+                    outer.calls += 1
+                    n = outer.calls
+                send_json(self, *reply(self.headers, body, prompt, n))
+
+        super().__init__(Handler)
+
+
 def read_chat(handler) -> tuple[dict, str]:
     """The JSON body of a /v1/chat/completions request a loopback handler received, and its first
     message's text (the prompt)."""

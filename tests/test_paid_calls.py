@@ -5,14 +5,11 @@ cached. The server here is a real HTTP server on loopback; the cache is the one 
 
 from __future__ import annotations
 
-import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from conftest import LoopbackServer, chat_reply, read_chat
+from conftest import ChatServer, chat_reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,33 +117,11 @@ MALFORMED = {
 }
 
 
-class FlakyServer(LoopbackServer):
-    """Replies `bad` to the first `failures` calls, then a good completion."""
-
-    def __init__(self, bad: dict, failures: int):
-        self.calls, self.lock = 0, threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                read_chat(self)
-                with outer.lock:
-                    outer.calls += 1
-                    n = outer.calls
-                obj = bad if n <= failures else chat_reply("m", GOOD, completion_tokens=7)
-                data = json.dumps(obj).encode()  # NaN is written as JSON's NaN, as some servers do
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        super().__init__(Handler)
+def flaky_server(bad: dict, failures: int) -> ChatServer:
+    """Replies `bad` to the first `failures` calls, then a good completion (a NaN goes out as JSON's NaN,
+    as json.dumps writes it and some servers send it)."""
+    good = chat_reply("m", GOOD, completion_tokens=7)
+    return ChatServer(lambda headers, body, prompt, n: (200, bad if n <= failures else good))
 
 
 def http(**kw) -> GenerateParams:
@@ -156,7 +131,7 @@ def http(**kw) -> GenerateParams:
 
 @pytest.mark.parametrize("fault", list(MALFORMED))
 def test_a_malformed_200_reply_is_retried_and_never_cached(tmp_path, fault):
-    with FlakyServer(MALFORMED[fault], failures=1) as server:
+    with flaky_server(MALFORMED[fault], failures=1) as server:
         gen = make_generator(f"openai:{server.url}|m", http())
         with compacting(tmp_path):
             responses, sent = run_cached(gen, [Request("q", max_new_tokens=64)], ResponseCache(tmp_path, gen.name))
@@ -168,7 +143,7 @@ def test_a_malformed_200_reply_is_retried_and_never_cached(tmp_path, fault):
 
 @pytest.mark.parametrize("fault", ["null content", "numeric finish_reason", "NaN completion_tokens"])
 def test_a_server_that_keeps_replying_malformed_stops_the_run_and_caches_nothing(tmp_path, fault):
-    with FlakyServer(MALFORMED[fault], failures=99) as server:
+    with flaky_server(MALFORMED[fault], failures=99) as server:
         gen = make_generator(f"openai:{server.url}|m", http())
         with pytest.raises(BackendError, match="giving up after 3 attempts") as info:
             with compacting(tmp_path):

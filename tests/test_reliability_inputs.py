@@ -8,7 +8,6 @@ were; the report leaves out what it cannot report instead of crashing.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import shutil
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_reliability_params import raw_with, snapshot
 
 from pipeline.importers.candidates import ContextIndex, load_candidates
 from pipeline.importers.checks import load_records
@@ -31,18 +31,6 @@ pytestmark = pytest.mark.reliability
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = yaml.safe_load((ROOT / "params" / "smoke.yaml").read_text(encoding="utf-8"))
 PREVIOUS = b"previous output\n"
-
-
-def raw_with(overrides: dict) -> dict:
-    """The smoke profile with each dotted key set to its value."""
-    raw = copy.deepcopy(SMOKE)
-    for dotted, value in overrides.items():
-        *path, last = dotted.split(".")
-        node = raw
-        for key in path:
-            node = node[key]
-        node[last] = value
-    return raw
 
 
 def project(root: Path, overrides: dict, files: dict[str, bytes | None]) -> Path:
@@ -61,11 +49,6 @@ def put(root: Path, files: dict[str, bytes | None]) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
     return root
-
-
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file (with its bytes) and folder under `root`: a stray temporary file shows too."""
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
 
 
 def stops(stage: str, argv: list[str]) -> str:

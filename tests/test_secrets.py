@@ -13,12 +13,10 @@ from __future__ import annotations
 import base64
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 import yaml
-from conftest import ROOT, LoopbackServer, chat_reply, make_project_copy, read_chat, run
+from conftest import ROOT, ChatServer, chat_reply, make_project_copy, run
 
 from pipeline.backends import BackendError, Request, make_generator
 from pipeline.backends.endpoints import parse_model
@@ -68,47 +66,28 @@ def test_credentials_named_by_environment_variables_are_accepted(url):
     assert model == "m" and "@" not in servers[0].url and servers[0].url.split("?")[0].endswith("/chat/completions")
 
 
-class AuthServer(LoopbackServer):
-    """A chat endpoint that wants either basic auth (user and PASSWORD) or the bearer KEY, and, like a
-    misconfigured proxy, repeats the credential it received in the answer and the model name."""
+def credential_echo(headers, body: dict, prompt: str, n: int) -> tuple[int, dict]:
+    """A chat endpoint that wants either basic auth (user alice and PASSWORD) or the bearer KEY, and, like
+    a misconfigured proxy, repeats the credential it received in the answer and the model name."""
+    auth = headers.get("Authorization", "")
+    if auth == f"Bearer {KEY}":
+        secret = KEY
+    elif auth.startswith("Basic ") and base64.b64decode(auth[6:]).decode() == f"alice:{PASSWORD}":
+        secret = PASSWORD
+    else:
+        return 401, {"error": {"message": f"denied; you sent {auth}"}}
+    question = prompt.rsplit("Question:", 1)[-1].strip()[:80]
+    answer = f"Based on the passages, {question} (authorised as {secret}; header {auth})"
+    return 200, chat_reply(f"{body['model']}@{secret}", answer, completion_tokens=9)
 
-    def __init__(self):
-        self.calls, self.lock = 0, threading.Lock()
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+def auth_server() -> ChatServer:
+    return ChatServer(credential_echo)
 
-            def log_message(self, *args):
-                pass
 
-            def do_POST(self):
-                body, prompt = read_chat(self)
-                with outer.lock:
-                    outer.calls += 1
-                auth = self.headers.get("Authorization", "")
-                if auth == f"Bearer {KEY}":
-                    secret = KEY
-                elif auth.startswith("Basic ") and base64.b64decode(auth[6:]).decode() == f"alice:{PASSWORD}":
-                    secret = PASSWORD
-                else:
-                    return self.send(401, {"error": {"message": f"denied; you sent {auth}"}})
-                question = prompt.rsplit("Question:", 1)[-1].strip()[:80]
-                answer = f"Based on the passages, {question} (authorised as {secret}; header {auth})"
-                self.send(200, chat_reply(f"{body['model']}@{secret}", answer, completion_tokens=9))
-
-            def send(self, status, obj):
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        super().__init__(Handler)
-
-    def basic_entry(self) -> str:
-        return f"openai:{self.url.replace('http://', f'http://alice:${PASSWORD_ENV}@')}|served"
+def basic_entry(server: ChatServer) -> str:
+    """The server as a panel entry whose URL names the password's environment variable."""
+    return f"openai:{server.url.replace('http://', f'http://alice:${PASSWORD_ENV}@')}|served"
 
 
 @pytest.fixture
@@ -122,8 +101,8 @@ def cfg() -> GenerateParams:
 
 
 def test_basic_auth_comes_from_the_environment_and_an_echo_is_redacted_before_caching(secrets_env):
-    with AuthServer() as server:
-        basic = make_generator(server.basic_entry(), cfg()).generate([Request("Question: who paid?")])[0]
+    with auth_server() as server:
+        basic = make_generator(basic_entry(server), cfg()).generate([Request("Question: who paid?")])[0]
         bearer = make_generator(f"openai:{server.url}|served", cfg()).generate([Request("Question: who paid?")])[0]
     for response in (basic, bearer):
         shown = json.dumps([response.text, response.meta])
@@ -133,8 +112,8 @@ def test_basic_auth_comes_from_the_environment_and_an_echo_is_redacted_before_ca
 
 def test_an_unset_password_variable_stops_in_one_line(secrets_env, monkeypatch):
     monkeypatch.delenv(PASSWORD_ENV)
-    with AuthServer() as server, pytest.raises(BackendError) as info:
-        make_generator(server.basic_entry(), cfg()).generate([Request("q")])
+    with auth_server() as server, pytest.raises(BackendError) as info:
+        make_generator(basic_entry(server), cfg()).generate([Request("q")])
     assert server.calls == 0
     assert f"the environment variable {PASSWORD_ENV} named in the URL is not set" in str(info.value)
 
@@ -143,7 +122,7 @@ def test_an_unset_password_variable_stops_in_one_line(secrets_env, monkeypatch):
                                               (f"{KEY}\u00e9", f"non-ASCII character at position {len(KEY) + 1}")])
 def test_a_key_that_cannot_go_into_a_header_stops_without_showing_it(monkeypatch, value, says):
     monkeypatch.setenv(KEY_ENV, value)
-    with AuthServer() as server, pytest.raises(BackendError) as info:
+    with auth_server() as server, pytest.raises(BackendError) as info:
         make_generator(f"openai:{server.url}|served", cfg()).generate([Request("q")])
     assert server.calls == 0
     message = str(info.value)
@@ -156,9 +135,9 @@ def test_no_canary_lands_in_any_file_dvc_object_or_log_of_a_run(tmp_path, secret
     both echoed by the server, then `dvc push`: neither canary in any file of the project, its DVC cache,
     the remote or the run's output."""
     repo = make_project_copy(tmp_path / "repo", tmp_path / "remote")
-    with AuthServer() as server:
+    with auth_server() as server:
         raw = yaml.safe_load((repo / "params.yaml").read_text())
-        raw["generate"].update(panel=["offline:cautious", server.basic_entry(), f"openai:{server.url}|served"],
+        raw["generate"].update(panel=["offline:cautious", basic_entry(server), f"openai:{server.url}|served"],
                                api_key_env=KEY_ENV)
         (repo / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
         run(["git", "add", "-A"], repo)

@@ -67,6 +67,54 @@ def supports_custom_mask(model: Any) -> bool:
     return impl in ("sdpa", "eager")
 
 
+def cache_keyword(decoder: torch.nn.Module) -> str:
+    # transformers renamed past_key_values to cache (5.x); accept both.
+    return "cache" if "cache" in inspect.signature(decoder.forward).parameters else "past_key_values"
+
+
+def two_passes(decoder: torch.nn.Module, prompt: dict[str, torch.Tensor], responses: dict[str, torch.Tensor],
+               mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(prompt states, response states): pass 1 over the prompts (`prompt`: input_ids or inputs_embeds),
+    its cache repeated for the two responses, pass 2 over the responses (`responses` likewise, with
+    response_batch's positions and the additive `mask`)."""
+    first = decoder(**prompt, use_cache=True)
+    cache = getattr(first, "cache", None) or first.past_key_values
+    cache.batch_repeat_interleave(2)
+    second = decoder(**responses, attention_mask=mask, use_cache=True, **{cache_keyword(decoder): cache})
+    return first.last_hidden_state, second.last_hidden_state
+
+
+def token_passes(decoder: torch.nn.Module, group: Sequence[EncodedPair], pad: int, device: torch.device,
+                 dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+    """two_passes over a batch of pairs' token ids: (prompt states, prompt lengths, response states, the
+    response inputs of response_batch)."""
+    prompt_ids, prompt_len = prompt_batch(group, pad)
+    inputs = {k: v.to(device) for k, v in response_batch(group, pad, prompt_ids.shape[1]).items()}
+    prompt_states, response_states = two_passes(
+        decoder, {"input_ids": prompt_ids.to(device)},
+        {"input_ids": inputs["input_ids"], "position_ids": inputs["position_ids"]}, additive(inputs["mask"], dtype))
+    return prompt_states, prompt_len, response_states, inputs
+
+
+def record_logprobs(out: ResponseScores, batch: Sequence[int], prompt_states: torch.Tensor,
+                    prompt_len: torch.Tensor, response_states: torch.Tensor, labels: torch.Tensor,
+                    weight: torch.Tensor, softcap: float | None, chunk_size: int) -> None:
+    """Sum, mean and count of each response's log-probs (through the fused kernel) into `out` at `batch`."""
+    # Response token t is predicted by the state before it: the last prompt token for t = 0.
+    device = response_states.device
+    rows = torch.arange(len(batch), device=device)
+    last_prompt = prompt_states[rows, prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
+    predictors = torch.cat([last_prompt[:, None], response_states[:, :-1]], dim=1)
+    total, mean, count = fused_linear_sequence_logprobs(
+        predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
+    )
+    total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
+    idx = np.asarray(batch)
+    out.chosen_sum[idx], out.rejected_sum[idx] = total[0::2], total[1::2]
+    out.chosen_mean[idx], out.rejected_mean[idx] = mean[0::2], mean[1::2]
+    out.chosen_tokens[idx], out.rejected_tokens[idx] = count[0::2], count[1::2]
+
+
 @torch.inference_mode()
 def score_shared_prefix(
     model: Any,
@@ -79,36 +127,12 @@ def score_shared_prefix(
         raise ValueError("shared-prefix scoring needs sdpa or eager attention (a custom 4D mask)")
     decoder, weight, softcap = decoder_and_head(model)
     device, pad = device_of(model), pad_id(model)
-    # transformers renamed past_key_values to cache (5.x); accept both.
-    cache_kw = "cache" if "cache" in inspect.signature(decoder.forward).parameters else "past_key_values"
     out = ResponseScores.empty(len(pairs))
     for batch in length_batches([p.shared_length for p in pairs], batch_tokens):
-        group = [pairs[i] for i in batch]
-        prompt_ids, prompt_len = prompt_batch(group, pad)
-        first = decoder(input_ids=prompt_ids.to(device), use_cache=True)
-        cache = getattr(first, "cache", None) or first.past_key_values
-        cache.batch_repeat_interleave(2)
-        inputs = {k: v.to(device) for k, v in response_batch(group, pad, prompt_ids.shape[1]).items()}
-        second = decoder(
-            input_ids=inputs["input_ids"],
-            position_ids=inputs["position_ids"],
-            attention_mask=additive(inputs["mask"], weight.dtype),
-            use_cache=True,
-            **{cache_kw: cache},
-        ).last_hidden_state
-        # Response token t is predicted by the state before it: the last prompt token for t = 0.
-        rows = torch.arange(len(group), device=device)
-        last_prompt = first.last_hidden_state[rows, prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
-        predictors = torch.cat([last_prompt[:, None], second[:, :-1]], dim=1)
-        labels = inputs["labels"]
-        total, mean, count = fused_linear_sequence_logprobs(
-            predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
-        )
-        total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
-        idx = np.asarray(batch)
-        out.chosen_sum[idx], out.rejected_sum[idx] = total[0::2], total[1::2]
-        out.chosen_mean[idx], out.rejected_mean[idx] = mean[0::2], mean[1::2]
-        out.chosen_tokens[idx], out.rejected_tokens[idx] = count[0::2], count[1::2]
+        prompt_states, prompt_len, response_states, inputs = token_passes(
+            decoder, [pairs[i] for i in batch], pad, device, weight.dtype)
+        record_logprobs(out, batch, prompt_states, prompt_len, response_states, inputs["labels"], weight, softcap,
+                        chunk_size)
         if progress:
             progress(len(batch))
     return out

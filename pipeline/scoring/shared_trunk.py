@@ -18,14 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
-from pipeline.kernels import CHUNK_TOKENS, IGNORE_INDEX, fused_linear_sequence_logprobs
+from pipeline.kernels import CHUNK_TOKENS
 from pipeline.scoring.batching import length_batches
 from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
 from pipeline.scoring.encode import EncodedPair
-from pipeline.scoring.shared_prefix import additive, prompt_batch, response_batch, supports_custom_mask
+from pipeline.scoring.shared_prefix import (
+    additive,
+    record_logprobs,
+    supports_custom_mask,
+    token_passes,
+    two_passes,
+)
 
 
 def shared_layers(adapter_dirs: Sequence[Path]) -> int:
@@ -65,12 +70,6 @@ class TrunkBatch:
     inputs: dict[str, torch.Tensor]
 
 
-def _cache_kw(decoder: torch.nn.Module) -> str:
-    import inspect
-
-    return "cache" if "cache" in inspect.signature(decoder.forward).parameters else "past_key_values"
-
-
 @torch.inference_mode()
 def trunk_batches(model: Any, pairs: Sequence[EncodedPair], split: int,
                   batch_tokens: int = 8192) -> list[TrunkBatch]:
@@ -82,16 +81,9 @@ def trunk_batches(model: Any, pairs: Sequence[EncodedPair], split: int,
     out = []
     with layers_of(decoder, 0, split):
         for batch in length_batches([p.shared_length for p in pairs], batch_tokens):
-            group = [pairs[i] for i in batch]
-            prompt_ids, prompt_len = prompt_batch(group, pad)
-            first = decoder(input_ids=prompt_ids.to(device), use_cache=True)
-            cache = getattr(first, "cache", None) or first.past_key_values
-            cache.batch_repeat_interleave(2)
-            inputs = {k: v.to(device) for k, v in response_batch(group, pad, prompt_ids.shape[1]).items()}
-            second = decoder(input_ids=inputs["input_ids"], position_ids=inputs["position_ids"],
-                             attention_mask=additive(inputs["mask"], weight.dtype), use_cache=True,
-                             **{_cache_kw(decoder): cache})
-            out.append(TrunkBatch(list(batch), first.last_hidden_state, prompt_len, second.last_hidden_state, inputs))
+            prompt_states, prompt_len, response_states, inputs = token_passes(
+                decoder, [pairs[i] for i in batch], pad, device, weight.dtype)
+            out.append(TrunkBatch(list(batch), prompt_states, prompt_len, response_states, inputs))
     return out
 
 
@@ -101,26 +93,13 @@ def score_from_trunk(model: Any, trunk: Sequence[TrunkBatch], split: int, n_pair
     """score_shared_prefix's scores of `model` (its active adapter), running only layers `split`.. on
     the trunk's hidden states."""
     decoder, weight, softcap = decoder_and_head(model)
-    device = device_of(model)
     out = ResponseScores.empty(n_pairs)
     with layers_of(decoder, split, None):
         for tb in trunk:
-            first = decoder(inputs_embeds=tb.prompt_states, use_cache=True)
-            cache = getattr(first, "cache", None) or first.past_key_values
-            cache.batch_repeat_interleave(2)
-            second = decoder(inputs_embeds=tb.response_states, position_ids=tb.inputs["position_ids"],
-                             attention_mask=additive(tb.inputs["mask"], weight.dtype), use_cache=True,
-                             **{_cache_kw(decoder): cache}).last_hidden_state
-            rows = torch.arange(len(tb.indices), device=device)
-            last_prompt = first.last_hidden_state[rows, tb.prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
-            predictors = torch.cat([last_prompt[:, None], second[:, :-1]], dim=1)
-            labels = tb.inputs["labels"]
-            total, mean, count = fused_linear_sequence_logprobs(
-                predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
-            )
-            total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
-            idx = np.asarray(tb.indices)
-            out.chosen_sum[idx], out.rejected_sum[idx] = total[0::2], total[1::2]
-            out.chosen_mean[idx], out.rejected_mean[idx] = mean[0::2], mean[1::2]
-            out.chosen_tokens[idx], out.rejected_tokens[idx] = count[0::2], count[1::2]
+            prompt_states, response_states = two_passes(
+                decoder, {"inputs_embeds": tb.prompt_states},
+                {"inputs_embeds": tb.response_states, "position_ids": tb.inputs["position_ids"]},
+                additive(tb.inputs["mask"], weight.dtype))
+            record_logprobs(out, tb.indices, prompt_states, tb.prompt_len, response_states, tb.inputs["labels"],
+                            weight, softcap, chunk_size)
     return out
