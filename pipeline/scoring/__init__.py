@@ -8,6 +8,8 @@ derives the reference-relative ref_sum / ref_mean from the base model's pass.
 - naive: the LegalRewardBench style (batch 1, full log_softmax); a benchmark baseline only.
 - batching: length bucketing under a token budget.
 - bench: `python -m pipeline.scoring.bench` -> reports/bench/scoring.json.
+- shared_trunk: base and top-layer adapters over one pass of the layers they share (score stage);
+  `python -m pipeline.scoring.bench_trunk` -> reports/bench/shared_trunk.json.
 """
 
 from pipeline.scoring.common import ResponseScores
