@@ -385,3 +385,17 @@ def test_passage_blind_rule():
                         np.array([2, 3, 1, 3]), np.array([1, 2, 2, 2]), refusal)
     # refusal beats an answer either way; two answers or two refusals: the longer wins.
     assert got.tolist() == [True, False, False, True]
+
+
+def test_headline_p_values_keep_three_significant_figures():
+    """A tiny p is written as itself (2.2e-11), not rounded to 0.0; accuracy keeps its six decimals."""
+    row = {"accuracy": 0.8123456789, "low": 0.7, "high": 0.9, "n": 200, "delta": 0.3, "p": 2.2345e-11}
+    res = {"tables": {"pairs/ref_sum": {"main": {"dpo-pairs-s0": row, "base": {**row, "p": float("nan")}}}}}
+    details = report.details_json(res, "ref_sum")
+    assert details["dpo-pairs-s0"]["pairs"]["ref_sum"]["p"] == 2.23e-11
+    assert details["dpo-pairs-s0"]["pairs"]["ref_sum"]["accuracy"] == 0.812346
+    assert details["base"]["pairs"]["ref_sum"]["p"] is None
+    headline = report.headline_json(details, "ref_sum")
+    assert headline["dpo-pairs-s0"]["pairs"] == {"accuracy": 0.812346, "p": 2.23e-11}
+    assert json.loads(json.dumps(headline))["dpo-pairs-s0"]["pairs"]["p"] > 0
+    assert [report._significant(x) for x in (0.004581234, 1.0, 0.0, 0.12345)] == [0.00458, 1.0, 0.0, 0.123]

@@ -242,7 +242,9 @@ def details_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
         for name, row in table["main"].items():
             if name in RULES and scoring != main_scoring:
                 continue
-            entry = {k: _round(row[k]) for k in ("accuracy", "low", "high", "n", "delta", "p") if k in row}
+            entry = {k: _round(row[k]) for k in ("accuracy", "low", "high", "n", "delta") if k in row}
+            if "p" in row:
+                entry["p"] = _significant(row["p"])
             out.setdefault(name, {}).setdefault(corpus, {})[scoring] = entry
     return out
 
@@ -270,6 +272,18 @@ def _round(x: Any) -> Any:
     if isinstance(x, (float, np.floating)):
         return None if np.isnan(x) else round(float(x), 6)
     return int(x) if isinstance(x, (np.integer,)) else x
+
+
+# A p-value spans many orders of magnitude: six decimals wrote 2.2e-11 as 0.0, which reads as "impossible"
+# in `dvc metrics show`; three significant figures keep its size and are as precise as the test is.
+P_FIGURES = 3
+
+
+def _significant(x: Any, figures: int = P_FIGURES) -> Any:
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return None if np.isnan(x) else (0.0 if x == 0 else float(f"{x:.{figures - 1}e}"))
+    return _round(x)
 
 
 def plot_rows(res: dict[str, Any]) -> list[dict[str, Any]]:
