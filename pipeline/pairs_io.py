@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pipeline.io import atomic_dir, write_json, write_records
+from pipeline.io import atomic_dir, write_json, write_records, write_text
 from pipeline.preferences import SPLITS
 from pipeline.records import Pair
 
@@ -20,9 +20,10 @@ def conversational(pair: Pair) -> dict[str, Any]:
             "rejected": [{"role": "assistant", "content": pair.rejected}]}
 
 
-def write_splits(out: Path, pairs: list[Pair], meta: dict | None = None) -> dict[str, int]:
+def write_splits(out: Path, pairs: list[Pair], meta: dict | None = None, card: str | None = None) -> dict[str, int]:
     """Write {train,val,test}.jsonl, the same pairs for stock TRL in trl/{train,val,test}.jsonl, and
-    meta.json when given, under `out`, swapped in whole; each split sorted by pair id."""
+    meta.json and the dataset card README.md when given, under `out`, swapped in whole; each split sorted
+    by pair id."""
     counts = {}
     with atomic_dir(out) as tmp:
         for split in SPLITS:
@@ -31,4 +32,6 @@ def write_splits(out: Path, pairs: list[Pair], meta: dict | None = None) -> dict
             write_records(Path(tmp) / "trl" / f"{split}.jsonl", (conversational(p) for p in rows))
         if meta is not None:
             write_json(Path(tmp) / "meta.json", meta)
+        if card is not None:
+            write_text(Path(tmp) / "README.md", card)
     return counts

@@ -165,11 +165,14 @@ def test_pairs_stage(project):
 def test_pairs_are_byte_identical_across_runs(project):
     judge_stage.main([])
     pairs_stage.main([])
-    first = {s: (project / f"data/processed/pairs/{s}.jsonl").read_bytes() for s in ("train", "val", "test")}
+    files = ("train.jsonl", "val.jsonl", "test.jsonl", "README.md")
+    first = {s: (project / "data/processed/pairs" / s).read_bytes() for s in files}
     pairs_stage.main([])
-    assert first == {
-        s: (project / f"data/processed/pairs/{s}.jsonl").read_bytes() for s in ("train", "val", "test")
-    }
+    assert first == {s: (project / "data/processed/pairs" / s).read_bytes() for s in files}
+    # The dataset card counts what the splits hold.
+    card = first["README.md"].decode()
+    assert card.startswith("---\n") and "pairs in all" in card and "Stage `pairs`" in card
+    assert f"{len(read_pairs(project))} pairs in all" in card
 
 
 def test_split_follows_params_seed(project):

@@ -19,8 +19,10 @@ from pipeline.io import InputError, read_records
 from pipeline.judges import JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
 from pipeline.pairs_io import write_splits
+from pipeline.params import Params, to_dict
 from pipeline.preferences import SPLITS, compare, refusal_of
 from pipeline.records import Candidate, Pair
+from pipeline.reporting import cards
 from pipeline.stages import run, start
 
 log = logging.getLogger("augment")
@@ -63,6 +65,12 @@ def make_rejudge(corpus: InterimData, labels: dict, judge: Any, refusals: dict[s
     return rejudge
 
 
+def card_params(params: Params) -> dict:
+    """The params dvc.yaml lists for this stage, digested on the dataset card."""
+    return {"seed": params.seed, "augment": to_dict(params.augment), "judge": to_dict(params.judge),
+            "generate.refusal": params.generate.refusal, "generate.refusals": dict(params.generate.refusals)}
+
+
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
@@ -85,7 +93,11 @@ def main(argv: list[str] | None = None) -> None:
     longer = sum(p.chosen_tokens > p.rejected_tokens for p in augmented) / max(1, len(augmented))
     meta = {"rewriter": params.augment.rewriter, "judge": primary, "pairs": len(pairs), "rewritten": rewritten,
             "chosen_longer": round(longer, 6), "outcomes": dict(sorted(stats.items()))}
-    counts = write_splits(OUT, augmented, meta)
+    notes = [f"Made from `{PAIRS.as_posix()}` (the same ids): {rewritten} pairs with a short side rewritten to "
+             f"balance length; the chosen answer is longer in {longer:.3f} of pairs."]
+    card = cards.render(augmented, OUT.name, cards.Provenance("augment", card_params(params), primary,
+                                                              params.augment.rewriter, notes))
+    counts = write_splits(OUT, augmented, meta, card)
     log.info("rewrites: %s", dict(sorted(stats.items())))
     print(
         f"augment: {rewritten}/{len(pairs)} pairs rewritten with {params.augment.rewriter} "

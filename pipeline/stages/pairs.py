@@ -11,9 +11,10 @@ from pathlib import Path
 from pipeline.judges import file_name
 from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
 from pipeline.pairs_io import write_splits
-from pipeline.params import Params, ParamsError
+from pipeline.params import Params, ParamsError, to_dict
 from pipeline.preferences import assign_splits, decide, make_pairs
 from pipeline.records import Pair
+from pipeline.reporting import cards
 from pipeline.stages import run, start
 
 log = logging.getLogger("pairs")
@@ -30,6 +31,12 @@ def build(corpus: InterimData, labels: dict, params: Params) -> tuple[list[Pair]
     return pairs, stats
 
 
+def card_params(params: Params) -> dict:
+    """The params dvc.yaml lists for this stage, digested on the dataset card."""
+    return {"seed": params.seed, "pairs": to_dict(params.pairs), "judge.judges": list(params.judge.judges),
+            "generate.refusal": params.generate.refusal, "generate.refusals": dict(params.generate.refusals)}
+
+
 def main(argv: list[str] | None = None) -> None:
     args, params = start(__doc__, argv)
     started = time.perf_counter()
@@ -44,7 +51,8 @@ def main(argv: list[str] | None = None) -> None:
         raise ParamsError(f"{args.params}: pairs.variants: {params.pairs.variants} made no pairs from the "
                           f"{len(corpus.candidates)} candidates (the contexts hold the variants {answered}; "
                           "allowed: variants that generate.variants answers and whose answers differ)")
-    counts = write_splits(OUT, pairs)
+    card = cards.render(pairs, OUT.name, cards.Provenance("pairs", card_params(params), primary))
+    counts = write_splits(OUT, pairs, card=card)
     log.info("skipped: %s", dict(sorted(stats.items())))
     print(
         f"pairs: {len(pairs)} pairs from {stats['contexts']} contexts (judge {primary}) "
