@@ -1,0 +1,75 @@
+"""Stage `explore`: a static pair explorer -> reports/explorer/index.html and one data-<split>.js per split.
+
+Reads the pairs and pairs_aug of every split, the questions, candidates and every judge's labels
+(data/interim) and the score stage's margins (data/scores); the joining is pipeline.reporting.explorer's,
+the page is pipeline/reporting/explorer_assets. Open index.html from disk: no server, no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from pipeline.augment.core import is_refusal
+from pipeline.io import atomic_dir, read_records, write_text
+from pipeline.judges import file_name
+from pipeline.judges.inputs import load_labels
+from pipeline.preferences import SPLITS, refusal_of
+from pipeline.records import QA, Candidate, Pair, Score
+from pipeline.reporting import explorer
+from pipeline.reporting.baselines import passage_blind
+from pipeline.stages import run, start
+
+BASE = "base"  # the score stage's name for the base model
+
+
+def load(args: argparse.Namespace, judges: list[str]) -> explorer.Inputs:
+    pairs_root, interim, scores_root = Path(args.pairs_root), Path(args.interim), Path(args.scores)
+    pairs = {c: [p for s in SPLITS if (pairs_root / c / f"{s}.jsonl").exists()
+                 for p in read_records(pairs_root / c / f"{s}.jsonl", Pair)] for c in explorer.CORPORA}
+    qas = {q.id: q for q in read_records(interim / "qa.jsonl", QA)}
+    candidates = read_records(interim / "candidates.jsonl", Candidate)
+    labels = {j: load_labels(interim / "labels" / file_name(j), candidates) for j in judges
+              if (interim / "labels" / file_name(j)).exists()}
+    scores, models = {}, []
+    meta_path = scores_root / "meta.json"
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        models = sorted(meta.get("models", []), key=lambda m: (m != BASE, m))
+        for model in models:
+            for corpus in explorer.CORPORA:
+                path = scores_root / model / f"{corpus}.jsonl"
+                if path.exists():
+                    scores[(model, corpus)] = read_records(path, Score, unique_key=None)
+    return explorer.Inputs(pairs, qas, candidates, labels, scores, models)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, prm = start(__doc__, argv, _arguments)
+    started = time.perf_counter()
+    inp = load(args, list(prm.judge.judges))
+    refusals = prm.generate.refusal_by_language()
+    meta, splits = explorer.build(inp, lambda text: is_refusal(text, refusal_of(text, refusals)), passage_blind)
+    settings = {"seed": prm.seed, "main_scoring": prm.report.main_scoring}
+    out = Path(args.out)
+    with atomic_dir(out) as tmp:
+        write_text(Path(tmp) / "index.html", explorer.render(meta, settings))
+        for split, data in splits.items():
+            write_text(Path(tmp) / explorer.data_file(split), explorer.script(split, data))
+    sizes = {p.name: p.stat().st_size for p in sorted(out.iterdir())}
+    print(f"explore: {sum(len(d['pairs']) for d in splits.values())} pairs of {len(inp.models)} models -> "
+          f"{out / 'index.html'} ({sum(sizes.values()) / 1e6:.1f} MB in {len(sizes)} files); "
+          f"{time.perf_counter() - started:.1f}s")
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pairs-root", default="data/processed")
+    parser.add_argument("--interim", default="data/interim")
+    parser.add_argument("--scores", default="data/scores")
+    parser.add_argument("--out", default="reports/explorer")
+
+
+if __name__ == "__main__":
+    run(main)
