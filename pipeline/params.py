@@ -369,8 +369,10 @@ class TrainParams:
     # "drop_distractors" removes whole distractor passages (never the gold one, the question or the rules)
     # until it fits; "drop" leaves it out. Every case is counted per variant in the report.
     overlong: Literal["drop_distractors", "drop"] = "drop_distractors"
-    # "kernel" = our fused-linear log-probs; "trl" = TRL's own.
-    logprobs: Literal["kernel", "trl"] = "kernel"
+    # DPO's log-probs (pipeline/training/dpo.py): "shared" = our fused kernel with each pair's prompt run once
+    # and the layers below train.lora.top_layers run once for policy and reference; "kernel" = the fused
+    # kernel on TRL's rows; "trl" = TRL's own. All three give TRL's loss.
+    logprobs: Literal["shared", "kernel", "trl"] = "shared"
     # Outside preference pairs (prompt, chosen, rejected): a training corpus part ("external") and, when
     # score.corpora lists "external", an extra held-out evaluation corpus (transfer evaluation).
     external_pairs: ExternalPairsParams = field(default_factory=ExternalPairsParams)

@@ -230,9 +230,12 @@ def test_sft_loss_only_on_response_tokens(tokenizer, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- DPO
-def _dpo_loss_and_grads(tokenizer, rows, logprobs: str, out_dir: str):
+def _dpo_loss_and_grads(tokenizer, rows, logprobs: str, out_dir: str, top_layers: int = 0):
     model = tiny_model(tokenizer, seed=7)
-    trainer = build_trainer(model, tokenizer, rows, "dpo", tiny_train_params(logprobs=logprobs), 0, out_dir)
+    lora = LoraParams(r=4, alpha=8, dropout=0.0, top_layers=top_layers)
+    trainer = build_trainer(model, tokenizer, rows, "dpo", tiny_train_params(logprobs=logprobs, lora=lora), 0,
+                            out_dir)
+    assert trainer.logprobs_mode == logprobs  # no silent fallback to another path
     peft_model = trainer.model
     # Move the adapter off its zero init so policy and reference differ (a real DPO state).
     torch.manual_seed(1)
@@ -249,13 +252,16 @@ def _dpo_loss_and_grads(tokenizer, rows, logprobs: str, out_dir: str):
     return loss.detach(), grads, metrics
 
 
-def test_dpo_kernel_path_matches_trl(tokenizer, tmp_path):
-    # Pairs of different prompt and response lengths, so padding matters.
+@pytest.mark.parametrize("logprobs,top_layers", [("kernel", 0), ("shared", 0), ("shared", 1)])
+def test_dpo_kernel_paths_match_trl(tokenizer, tmp_path, logprobs, top_layers):
+    # Pairs of different prompt and response lengths, so padding matters. top_layers 1 of the tiny model's 2
+    # leaves layer 0 frozen: "shared" then runs it once for policy and reference.
     rows = tokenize(
-        [example(i, prompt_words=10 + 7 * i, chosen_words=3 + i) for i in range(4)], tokenizer, 10_000, "drop"
+        [example(i, prompt_words=10 + 7 * i, chosen_words=3 + i, rejected_words=1 + 2 * i) for i in range(4)],
+        tokenizer, 10_000, "drop"
     )
-    loss_k, grads_k, met_k = _dpo_loss_and_grads(tokenizer, rows, "kernel", str(tmp_path))
-    loss_t, grads_t, met_t = _dpo_loss_and_grads(tokenizer, rows, "trl", str(tmp_path))
+    loss_k, grads_k, met_k = _dpo_loss_and_grads(tokenizer, rows, logprobs, str(tmp_path), top_layers)
+    loss_t, grads_t, met_t = _dpo_loss_and_grads(tokenizer, rows, "trl", str(tmp_path), top_layers)
     assert abs(loss_k.item() - 0.6931) > 1e-3  # policy != reference, so the check is not trivial
     assert loss_k.item() == pytest.approx(loss_t.item(), abs=1e-5)
     assert grads_k.keys() == grads_t.keys() and len(grads_k) > 0

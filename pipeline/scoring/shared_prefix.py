@@ -96,19 +96,27 @@ def token_passes(decoder: torch.nn.Module, group: Sequence[EncodedPair], pad: in
     return prompt_states, prompt_len, response_states, inputs
 
 
+def response_logprobs(prompt_states: torch.Tensor, prompt_len: torch.Tensor, response_states: torch.Tensor,
+                      labels: torch.Tensor, weight: torch.Tensor, softcap: float | None,
+                      chunk_size: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(sum, mean, count) of each response row's log-probs through the fused kernel; differentiable, so
+    DPO training (pipeline/training/dpo.py) uses it as well as the scorers."""
+    # Response token t is predicted by the state before it: the last prompt token for t = 0.
+    device = response_states.device
+    rows = torch.arange(prompt_states.shape[0], device=device)
+    last_prompt = prompt_states[rows, prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
+    predictors = torch.cat([last_prompt[:, None], response_states[:, :-1]], dim=1)
+    return fused_linear_sequence_logprobs(
+        predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
+    )
+
+
 def record_logprobs(out: ResponseScores, batch: Sequence[int], prompt_states: torch.Tensor,
                     prompt_len: torch.Tensor, response_states: torch.Tensor, labels: torch.Tensor,
                     weight: torch.Tensor, softcap: float | None, chunk_size: int) -> None:
     """Sum, mean and count of each response's log-probs (through the fused kernel) into `out` at `batch`."""
-    # Response token t is predicted by the state before it: the last prompt token for t = 0.
-    device = response_states.device
-    rows = torch.arange(len(batch), device=device)
-    last_prompt = prompt_states[rows, prompt_len.to(device) - 1].repeat_interleave(2, dim=0)
-    predictors = torch.cat([last_prompt[:, None], response_states[:, :-1]], dim=1)
-    total, mean, count = fused_linear_sequence_logprobs(
-        predictors, weight, labels, labels != IGNORE_INDEX, chunk_size=chunk_size, softcap=softcap
-    )
-    total, mean, count = (t.double().cpu().numpy() for t in (total, mean, count))
+    scores = response_logprobs(prompt_states, prompt_len, response_states, labels, weight, softcap, chunk_size)
+    total, mean, count = (t.double().cpu().numpy() for t in scores)
     idx = np.asarray(batch)
     out.chosen_sum[idx], out.rejected_sum[idx] = total[0::2], total[1::2]
     out.chosen_mean[idx], out.rejected_mean[idx] = mean[0::2], mean[1::2]

@@ -133,7 +133,11 @@ def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: S
         data = Dataset.from_list([{k: r[k] for k in ("prompt_ids", "chosen_ids", "rejected_ids")} for r in rows])
         # TRL's DPO turns dropout off by default; keep SPEC 8's LoRA dropout on the policy (the reference,
         # the adapter disabled, has no LoRA dropout to disagree with).
-        args = _config(DPOConfig, t, seed, out_dir, beta=t.beta, loss_type=[t.loss_type], disable_dropout=False)
+        # TRL turns gradient checkpointing on by default; the shared-prompt path needs the KV cache it turns
+        # off, and keeps less in memory anyway (train.trainer_kwargs can still turn it on: logprobs "kernel").
+        own = {"gradient_checkpointing": False} if t.logprobs == "shared" else {}
+        args = _config(DPOConfig, t, seed, out_dir, beta=t.beta, loss_type=[t.loss_type], disable_dropout=False,
+                       **own)
         return KernelDPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
                                 peft_config=lora_config(t, model.config.num_hidden_layers), logprobs=t.logprobs)
     if objective == "sft":
