@@ -399,3 +399,26 @@ def test_headline_p_values_keep_three_significant_figures():
     assert headline["dpo-pairs-s0"]["pairs"] == {"accuracy": 0.812346, "p": 2.23e-11}
     assert json.loads(json.dumps(headline))["dpo-pairs-s0"]["pairs"]["p"] > 0
     assert [report._significant(x) for x in (0.004581234, 1.0, 0.0, 0.12345)] == [0.00458, 1.0, 0.0, 0.123]
+
+
+def test_worst_cases_link_the_most_negative_test_margins_into_the_explorer():
+    ids = [f"syn-1/q1/gold_only/{i}" for i in range(6)]
+    info = {"pairs": analysis.PairInfo(ids, np.array(["test"] * 5 + ["val"], dtype=object),
+                                       np.array(["faithfulness"] * 4 + ["correctness"] * 2, dtype=object),
+                                       np.array(["gold_only"] * 6, dtype=object), np.zeros(6, dtype=bool))}
+
+    def scored(margins):
+        chosen = np.array(margins, dtype=float)
+        zeros = np.zeros(6)
+        return analysis.Scored(chosen, zeros, chosen > 0, zeros, zeros)
+
+    data = {("dpo-pairs-s0", "pairs", "ref_sum"): scored([-1.0, -3.0, 2.0, 0.0, -0.5, -9.0]),
+            ("base", "pairs", "sum"): scored([-5.0, 1, 1, 1, 1, 1])}
+    lines = report.worst_cases(data, info, ["base", "prefer-longer", "dpo-pairs-s0"], "base", "test", "ref_sum", n=2)
+    rows = [line for line in lines if line.startswith("| dpo") or line.startswith("| base")]
+    assert rows == [
+        "| base | pairs | faithfulness | [-5](explorer/index.html#pair=syn-1/q1/gold_only/0&corpus=pairs) |",
+        "| dpo-pairs-s0 | pairs | faithfulness | [-3](explorer/index.html#pair=syn-1/q1/gold_only/1&corpus=pairs) "
+        "[-1](explorer/index.html#pair=syn-1/q1/gold_only/0&corpus=pairs) |",
+        "| dpo-pairs-s0 | pairs | correctness | [-0.5](explorer/index.html#pair=syn-1/q1/gold_only/4&corpus=pairs) |",
+    ]

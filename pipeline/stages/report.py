@@ -223,6 +223,38 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict) -> 
     return lines
 
 
+# The explore stage's page, relative to reports/report.md.
+EXPLORER = "explorer/index.html"
+WORST = 10
+
+
+def worst_cases(scored: dict, info: dict[str, PairInfo], models: list[str], baseline: str, split: str,
+                scoring: str, n: int = WORST) -> list[str]:
+    """Per model, corpus and dimension, the `n` pairs of `split` with the most negative margin, as links
+    into the pair explorer (the base model under sum: its ref scores are zero by construction)."""
+    lines = ["## Worst cases", "",
+             f"Per model and corpus, the {n} {split} pairs with the most negative margin per dimension ({scoring}; "
+             f"{baseline}: sum), most negative first; each links to the pair in the explorer (`{EXPLORER}`, the "
+             "explore stage's page).", ""]
+    rows = []
+    for model in models:
+        use = "sum" if model == baseline else scoring
+        for corpus, pinfo in info.items():
+            s = scored.get((model, corpus, use))
+            if s is None:
+                continue
+            margin = s.margin
+            for dim in PAIR_DIMENSIONS:
+                idx = np.flatnonzero((pinfo.split == split) & (pinfo.dimension == dim) & (margin <= 0))
+                worst = idx[np.argsort(margin[idx], kind="stable")][:n]
+                if len(worst):
+                    links = " ".join(f"[{margin[i]:+.3g}]({EXPLORER}#pair={pinfo.ids[i]}&corpus={corpus})" for i in worst)
+                    rows.append(f"| {model} | {corpus} | {dim} | {links} |")
+    if not rows:
+        return lines + ["No pair has a margin at or below zero.", ""]
+    return lines + ["| model | corpus | dimension | worst margins (links) |", "|---|---|---|---|", *rows, ""]
+
+
 def _get(obj: Any, dotted: str) -> Any:
     for part in dotted.split("."):
         obj = getattr(obj, part)
@@ -331,7 +363,10 @@ def main(argv: list[str] | None = None) -> None:
     details = details_json(res, rp.main_scoring)
     write_json(reports / "report_details.json", details)
     write_json(reports / "metrics.json", headline_json(details, rp.main_scoring))
-    write_text(reports / "report.md", markdown.render(res, models, header, ctx))
+    worst = worst_cases(scored, info, markdown.system_order(models, rp.baseline), rp.baseline, rp.main_split,
+                        rp.main_scoring)
+    write_text(reports / "report.md", markdown.render(res, models, header, ctx).rstrip("\n") + "\n\n"
+               + "\n".join(worst))
     lead = [r for r in rows if r["scoring"] == rp.main_scoring and r["model"] in models]
     best = max(lead, key=lambda r: r["accuracy"] or -1)
     print(f"report: {len(models)} models x {len(info)} corpora -> {reports / 'report.md'} "
