@@ -70,6 +70,9 @@ class DocumentsImportParams:
     field_kinds: dict[str, Literal["exact", "semantic"]] = field(default_factory=dict)
     # Declared value type per mapped field (SPEC 1); a field without a kind takes exact (text: semantic).
     field_types: dict[str, Literal["money", "number", "date", "name", "yesno", "text"]] = field(default_factory=dict)
+    # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
+    # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
+    on_invalid: Literal["stop", "skip"] = "stop"
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,9 @@ class QaImportParams:
     # Evidence family of a paragraph (distractors never come from the gold family): its article, or
     # the paragraph alone (for sets whose articles are unrelated paragraphs).
     family: Literal["article", "paragraph"] = "article"
+    # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
+    # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
+    on_invalid: Literal["stop", "skip"] = "stop"
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,9 @@ class CandidatesImportParams:
     # none (off) | jsonl (one outside answer per line).
     format: Literal["none", "jsonl"] = "none"
     path: str = EXTERNAL
+    # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
+    # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
+    on_invalid: Literal["stop", "skip"] = "stop"
 
 
 @dataclass(frozen=True)
@@ -334,6 +343,9 @@ class ExternalPairsParams:
     # Off: a placeholder file (not empty: DVC warns of an empty dependency on every run), so that editing
     # data/external/README.md does not re-train anything.
     path: str = EXTERNAL_PAIRS_PLACEHOLDER
+    # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
+    # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
+    on_invalid: Literal["stop", "skip"] = "stop"
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ GOOD = {
     ],
     "fields": {"price": "HK$10,000"},
     "field_kinds": {"price": "exact"},
+    "field_types": {"price": "money"},
 }
 
 

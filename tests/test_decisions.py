@@ -167,6 +167,7 @@ def _user_decision(i: int) -> dict:
         "sections": [{"id": "1.1.1", "heading": "Facts", "text": "The buyer sued for the price."}],
         "fields": {"price": "HK$10,000"},
         "field_kinds": {"price": "exact"},
+        "field_types": {"price": "money"},
     }
 
 

@@ -106,6 +106,7 @@ def test_jsonl_documents_in_english_get_paragraph_sections_and_numbered_ids(tmp_
         path="cases.jsonl",
         mapping={"name": "title", "body": "text", "sum": "fields.award"},
         field_kinds={"award": "exact"},
+        field_types={"award": "money"},
         id_prefix="hk-",
     )
     a, b = load_documents(cfg, tmp_path, set())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pipeline.io import InputError
+from pipeline.io import InputError, write_json
 from pipeline.records import SAFE_ID
 
 
@@ -53,3 +53,75 @@ def no_records(path: Path, param: str) -> InputError:
     else:
         what = "an empty file" if not path.read_bytes().strip() else "a file that holds no records"
     return InputError(path, None, None, f"no records ({param} names {what})")
+
+
+# ------------------------------------------------------------------------------------ invalid records
+ON_INVALID = ("stop", "skip")
+# Locations kept per reason: enough to find the pattern in the data, few enough to read in a report.
+FIRST_PER_REASON = 3
+
+
+class Invalid(InputError):
+    """An InputError about one record, with the reason it is counted under when `on_invalid: skip` leaves
+    the record out. Under `stop` it is raised as it is: the message is the one a plain InputError has."""
+
+    def __init__(self, reason: str, path: str | Path, line: int | None, field: str | None, message: str):
+        super().__init__(path, line, field, message)
+        self.reason = reason
+
+
+class Skips:
+    """What an import does with an invalid record: `stop` raises its error, `skip` counts it by reason
+    and keeps the first locations (file, line, JSON path), which the stage writes beside its output and
+    the data report shows. Real published sets hold a few broken records among thousands; a skip that is
+    not counted would hide how many."""
+
+    def __init__(self, param: str, on_invalid: str = "stop"):
+        if on_invalid not in ON_INVALID:
+            raise ValueError(f"{param}.on_invalid: expected one of {list(ON_INVALID)}, got {on_invalid!r}")
+        self.param, self.on_invalid = param, on_invalid
+        self.counts: dict[str, int] = {}
+        self.first: dict[str, list[dict]] = {}
+
+    def record(self, exc: InputError, reason: str | None = None, records: int = 1) -> None:
+        """Count `exc` (raise it under `stop`); `records` source records are left out by it."""
+        if self.on_invalid == "stop":
+            raise exc
+        reason = reason or getattr(exc, "reason", None) or "invalid"
+        self.counts[reason] = self.counts.get(reason, 0) + records
+        kept = self.first.setdefault(reason, [])
+        if len(kept) < FIRST_PER_REASON:
+            kept.append({"file": exc.path, "line": exc.line, "path": exc.field, "message": exc.message})
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def summary(self) -> dict:
+        """The JSON a stage writes (sorted, so the same data gives the same bytes)."""
+        return {
+            "import": self.param,
+            "on_invalid": self.on_invalid,
+            "skipped": self.total,
+            "by_reason": dict(sorted(self.counts.items())),
+            "first": {reason: self.first[reason] for reason in sorted(self.first)},
+        }
+
+    def note(self) -> str:
+        """For a no-records error: what skipping left out."""
+        if not self.counts:
+            return ""
+        parts = ", ".join(f"{reason} {n}" for reason, n in sorted(self.counts.items()))
+        return f"; {self.total} invalid records skipped ({parts})"
+
+
+def skipped_path(out: str | Path) -> Path:
+    """Where a stage writing `out` keeps its skipped-records summary: beside it, `<stem>_skipped.json`."""
+    out = Path(out)
+    return out.with_name(f"{out.stem}_skipped.json")
+
+
+def write_skipped(out: str | Path, *skips: Skips) -> None:
+    """The summaries of the imports a stage ran (none when every import is off), beside `out`. Written
+    on every run, skipping or not, so the file is a plain DVC output the data report can depend on."""
+    write_json(skipped_path(out), {"imports": [s.summary() for s in skips]})

@@ -11,7 +11,11 @@ kind comes from `field_kinds` or, failing that, from its declared type in `field
 party's name: documents with the same id are then one decision with one field set per party, as
 corpora with one record per party are written; fields equal for every party stay shared). A decision
 without sections gets them split from its text: paragraphs at blank lines, else at line breaks.
-Every problem names the file, the line (jsonl) or list item, and the source key.
+A mapping key is a path into nested JSON (pipeline/importers/paths.py: `案件信息.案件编号或字号`,
+`当事人信息.0.姓名`, a backslash before a dot inside a key), as published sets nest their records.
+Every problem names the file, the line (jsonl) or list item, and the source key (the path, and how far
+it got). `on_invalid: skip` leaves an invalid document out and counts it by reason (`Skips`); a party
+document is left out alone, a decision whose merged record is invalid with all its documents.
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.importers import files_of, no_records, safe_id
+from pipeline.importers import Invalid, Skips, files_of, no_records, safe_id
 from pipeline.importers.checks import check_decision, load_records
+from pipeline.importers.paths import PathMissing, PathSyntaxError, read_path, split_path
 from pipeline.io import InputError, iter_json
 from pipeline.params import DocumentsImportParams, ParamsError
 from pipeline.records import Decision, RecordError, parse
@@ -46,6 +51,10 @@ def check_mapping(cfg: DocumentsImportParams) -> None:
     """Stop on a mapping that cannot produce valid decisions, before any document is read."""
     targets = list(cfg.mapping.values())
     for key, target in cfg.mapping.items():
+        try:
+            split_path(key)
+        except PathSyntaxError as exc:
+            raise ParamsError(f"{PARAM}.mapping.{key}: not a path into the document: {exc}") from None
         base = target.split(".", 1)[0]
         if not (
             target in SCALAR_TARGETS
@@ -62,6 +71,12 @@ def check_mapping(cfg: DocumentsImportParams) -> None:
                 raise ParamsError(
                     f"{PARAM}.mapping.{key}: field {name!r} needs a kind in {PARAM}.field_kinds "
                     f"(exact|semantic) or a type in {PARAM}.field_types"
+                )
+            # An exact field compares values by its type; without one IRAC reads whole clauses as values.
+            if cfg.field_kinds.get(name) == "exact" and name not in cfg.field_types:
+                raise ParamsError(
+                    f"{PARAM}.field_types.{name}: exact field {name!r} (mapped from {key!r}) declares no type "
+                    "(money|number|date|name|yesno|text)"
                 )
     for target in SCALAR_TARGETS | {"sections"}:
         if targets.count(target) > 1:
@@ -114,49 +129,64 @@ def _one_file(path: Path, suffix: str) -> Path:
     return path
 
 
-def load_documents(cfg: DocumentsImportParams, root: Path, taken: set[str]) -> list[Decision]:
-    """The decisions of `cfg` (format records, jsonl or json_folder), validated; ids unique across `taken`."""
+def load_documents(
+    cfg: DocumentsImportParams, root: Path, taken: set[str], skips: Skips | None = None
+) -> list[Decision]:
+    """The decisions of `cfg` (format records, jsonl or json_folder), validated; ids unique across `taken`.
+    Invalid documents stop the import (`cfg.on_invalid: stop`) or are counted in `skips` and left out."""
+    skips = skips if skips is not None else Skips(PARAM, cfg.on_invalid)
     path = root / cfg.path
     if not path.exists():
         raise InputError(path, None, None, f"not found ({PARAM}.path)")
     if cfg.format == "records":
-        return load_records(path, taken, f"{PARAM}.path")
+        return load_records(path, taken, f"{PARAM}.path", skips)
     check_mapping(cfg)
     out: list[Decision] = []
     seen: dict[str, str] = {}
     groups: dict[str, list[tuple[dict, str, tuple]]] = {}
     id_key = next((k for k, t in cfg.mapping.items() if t == "id"), "id")
     for file, line, prefix, default_id, doc in documents(path, cfg.format):
-        if not isinstance(doc, dict):
-            raise InputError(
-                file, line, prefix.rstrip(".") or None, f"expected a JSON object, got {type(doc).__name__}"
-            )
-        obj, party = map_document(doc, cfg, file, line, prefix, default_id)
-        where = (file, line, prefix)
-        if obj["id"] in taken or (obj["id"] in seen and party is None):
-            first = seen.get(obj["id"], "a synthetic decision")
-            raise InputError(file, line, f"{prefix}{id_key}", f"duplicate id {obj['id']!r} (first: {first})")
+        try:
+            if not isinstance(doc, dict):
+                raise Invalid("not_an_object", file, line, prefix.rstrip(".") or None,
+                              f"expected a JSON object, got {type(doc).__name__}")
+            obj, party = map_document(doc, cfg, file, line, prefix, default_id)
+            if obj["id"] in taken or (obj["id"] in seen and party is None):
+                first = seen.get(obj["id"], "a synthetic decision")
+                raise Invalid("duplicate_id", file, line, f"{prefix}{id_key}",
+                              f"duplicate id {obj['id']!r} (first: {first})")
+        except InputError as exc:
+            skips.record(exc)
+            continue
         seen.setdefault(
             obj["id"],
             f"{file}" + (f" line {line}" if line else "") + (f" item {prefix[1:-2]}" if prefix else ""),
         )
-        groups.setdefault(obj["id"], []).append((obj, party, where))
+        groups.setdefault(obj["id"], []).append((obj, party, (file, line, prefix)))
     party_key = next((k for k, t in cfg.mapping.items() if t == "party"), "party")
     for members in groups.values():
         names: set[str | None] = set()
-        for _, party, (file, line, prefix) in members:
+        kept = []
+        for member in members:
+            party, (file, line, prefix) = member[1], member[2]
             if party in names:
-                raise InputError(
-                    file, line, f"{prefix}{party_key}", f"repeated party name {party!r} in one decision"
-                )
+                skips.record(Invalid("repeated_party", file, line, f"{prefix}{party_key}",
+                                     f"repeated party name {party!r} in one decision"))
+                continue
             names.add(party)
-        obj = members[0][0] if members[0][1] is None else merge_parties(members)
-        file, line, prefix = members[0][2]
-        decision = _parse(obj, cfg, file, line, prefix)
-        check_decision(decision, file, line, prefix)
+            kept.append(member)
+        obj = kept[0][0] if kept[0][1] is None else merge_parties(kept)
+        file, line, prefix = kept[0][2]
+        try:
+            decision = _parse(obj, cfg, file, line, prefix)
+            check_decision(decision, file, line, prefix)
+        except InputError as exc:
+            skips.record(exc, records=len(kept))
+            continue
         out.append(decision)
     if not out:
-        raise no_records(path, f"{PARAM}.path")
+        empty = no_records(path, f"{PARAM}.path")
+        raise InputError(empty.path, None, None, empty.message + skips.note())
     return out
 
 
@@ -196,15 +226,18 @@ def map_document(
     party = None
     for key, target in cfg.mapping.items():
         here = f"{prefix}{key}"
-        value = doc.get(key)
+        try:
+            value = read_path(doc, key)
+        except PathMissing as exc:
+            if key in cfg.optional:
+                continue
+            raise Invalid("missing_key", file, line, here, f"mapped key {key!r} (-> {target}) is missing: "
+                                                             f"{exc.why}") from None
         if value is None or value == "":
             if key in cfg.optional:
                 continue
-            state = "missing" if key not in doc else "empty"
-            present = ", ".join(list(doc)[:12])
-            raise InputError(
-                file, line, here, f"mapped key {key!r} (-> {target}) is {state}; the document has: {present}"
-            )
+            raise Invalid("empty_value", file, line, here, f"mapped key {key!r} (-> {target}) is "
+                                                           f"{'null' if value is None else 'empty'}")
         if target == "sections":
             sections += _sections(value, file, line, here)
         elif target.startswith("sections."):
@@ -240,8 +273,8 @@ def _parse(obj: dict, cfg: DocumentsImportParams, file: Path, line: int | None, 
         head = exc.field.split(".", 1)[0].split("[", 1)[0]
         head = "party" if head == "parties" else head
         keys = [k for k, t in cfg.mapping.items() if t.split(".", 1)[0] == head]
-        raise InputError(
-            file, line, f"{prefix}{keys[0]}" if keys else exc.field, f"{exc.field}: {exc.message}"
+        raise Invalid(
+            "invalid_record", file, line, f"{prefix}{keys[0]}" if keys else exc.field, f"{exc.field}: {exc.message}"
         ) from None
 
 
@@ -255,7 +288,7 @@ def _sections(value: Any, file: Path, line: int | None, here: str) -> list[dict]
     if isinstance(value, dict):
         return [{"heading": str(h), "text": _text(t, file, line, f"{here}.{h}")} for h, t in value.items()]
     if not isinstance(value, list):
-        raise InputError(file, line, here, "sections must be a list or an object heading -> text")
+        raise Invalid("wrong_type", file, line, here, "sections must be a list or an object heading -> text")
     out = []
     for i, item in enumerate(value):
         if isinstance(item, str):
@@ -269,20 +302,21 @@ def _sections(value: Any, file: Path, line: int | None, here: str) -> list[dict]
                 section["id"] = safe_id(str(item["id"]))
             out.append(section)
         else:
-            raise InputError(
-                file, line, f"{here}[{i}]", "a section is a string or an object with text (and id, heading)"
+            raise Invalid(
+                "wrong_type", file, line, f"{here}[{i}]", "a section is a string or an object with text (and id, heading)"
             )
     return out
 
 
 def _text(value: Any, file: Path, line: int | None, here: str) -> str:
     if not isinstance(value, str):
-        raise InputError(file, line, here, f"expected a string, got {type(value).__name__} {value!r}"[:200])
+        raise Invalid("wrong_type", file, line, here,
+                      f"expected a string, got {type(value).__name__} {value!r}"[:200])
     return value
 
 
 def _scalar(value: Any, file: Path, line: int | None, here: str) -> str:
     """A field value: strings as they are, numbers as written in JSON (4665091.79 -> "4665091.79")."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise InputError(file, line, here, f"expected a string or number, got {type(value).__name__}")
+        raise Invalid("wrong_type", file, line, here, f"expected a string or number, got {type(value).__name__}")
     return value if isinstance(value, str) else json.dumps(value)

@@ -15,7 +15,11 @@ What becomes of it:
   every variant of it as unanswerable, its own paragraph included where the variant includes the gold
   passage -- the hard negative SQuAD 2.0 was written for (pipeline/retrieval/variants.py, `no_answer`).
 Every answer span must equal context[answer_start : answer_start + len(text)]; errors name the file, the
-JSON path and the question id.
+JSON path and the question id. A question marked impossible that carries an answer contradicts itself
+(which half is wrong cannot be told): it stops the import, or under `on_invalid: skip` is left out under
+its own reason, impossible_with_answer. Skipping leaves out a question, or a paragraph (with its
+questions) whose context is missing, empty or in another language, or an article without paragraphs;
+a file that is not JSON, or has no `data` list, always stops.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.importers import files_of, no_records, safe_id
+from pipeline.importers import Invalid, Skips, files_of, no_records, safe_id
 from pipeline.importers.checks import language_mismatch
 from pipeline.io import InputError
 from pipeline.params import QaImportParams
@@ -39,8 +43,12 @@ YESNO_KEYS = ("yesno_answer", "yes_no", "yesno")
 POLARITY = {"en": {"Yes": "Yes", "No": "No"}, "zh": {"Yes": "是", "No": "否"}}
 
 
-def load_squad(cfg: QaImportParams, root: Path = Path(".")) -> tuple[list[Passage], list[QA]]:
-    """Passages and QA of the file (or folder of *.json files) `cfg.path`."""
+def load_squad(
+    cfg: QaImportParams, root: Path = Path("."), skips: Skips | None = None
+) -> tuple[list[Passage], list[QA]]:
+    """Passages and QA of the file (or folder of *.json files) `cfg.path`; invalid questions stop the
+    import or are counted in `skips` (cfg.on_invalid)."""
+    skips = skips if skips is not None else Skips("corpus.qa_import", cfg.on_invalid)
     path = root / cfg.path
     if not path.exists():
         raise InputError(path, None, None, f"not found ({PARAM})")
@@ -49,11 +57,12 @@ def load_squad(cfg: QaImportParams, root: Path = Path(".")) -> tuple[list[Passag
     seen: dict[str, str] = {}
     for k, file in enumerate(files_of(path, "*.json", PARAM), start=1):
         stem = f"f{k}-" if path.is_dir() else ""
-        p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen)
+        p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen, skips)
         passages += p
         qas += q
     if not passages:
-        raise no_records(path, PARAM)
+        empty = no_records(path, PARAM)
+        raise InputError(empty.path, None, None, empty.message + skips.note())
     return passages, qas
 
 
@@ -72,31 +81,49 @@ def _read(file: Path) -> Any:
 
 
 def parse_squad(
-    obj: Any, file: Path, cfg: QaImportParams, prefix: str, seen: dict[str, str]
+    obj: Any, file: Path, cfg: QaImportParams, prefix: str, seen: dict[str, str], skips: Skips | None = None
 ) -> tuple[list[Passage], list[QA]]:
     """Pure core: a decoded SQuAD-style object -> (passages, QA); `seen` maps QA ids to their JSON path."""
+    skips = skips if skips is not None else Skips("corpus.qa_import", cfg.on_invalid)
     data = _get(obj, "data", list, file, "")
     passages: list[Passage] = []
     qas: list[QA] = []
     for i, article in enumerate(data):
         where_a = f"data[{i}]"
-        title = article.get("title", "") if isinstance(article, dict) else ""
-        if not isinstance(title, str):
-            raise InputError(file, None, f"{where_a}.title", "expected a string")
+        try:
+            title = article.get("title", "") if isinstance(article, dict) else ""
+            if not isinstance(title, str):
+                raise Invalid("wrong_type", file, None, f"{where_a}.title", "expected a string")
+            paragraphs = _get(article, "paragraphs", list, file, where_a)
+        except InputError as exc:
+            skips.record(exc)
+            continue
         article_id = f"{prefix}a{i + 1}"
-        for j, paragraph in enumerate(_get(article, "paragraphs", list, file, where_a)):
+        for j, paragraph in enumerate(paragraphs):
             where_p = f"{where_a}.paragraphs[{j}]"
-            context = _get(paragraph, "context", str, file, where_p)
-            if not context.strip():
-                raise InputError(file, None, f"{where_p}.context", "empty context")
-            mismatch = language_mismatch(cfg.language, context)
-            if mismatch:
-                raise InputError(file, None, f"{where_p}.context", mismatch)
+            try:
+                context = _get(paragraph, "context", str, file, where_p)
+                if not context.strip():
+                    raise Invalid("empty_context", file, None, f"{where_p}.context", "empty context")
+                mismatch = language_mismatch(cfg.language, context)
+                if mismatch:
+                    raise Invalid("language_mismatch", file, None, f"{where_p}.context", mismatch)
+                questions = _get(paragraph, "qas", list, file, where_p)
+            except InputError as exc:
+                skips.record(exc)
+                continue
             pid = f"{article_id}/p{j + 1}"
             family = article_id if cfg.family == "article" else pid
             passages.append(Passage(pid, article_id, family, title, context, position=j))
-            for m, qa in enumerate(_get(paragraph, "qas", list, file, where_p)):
-                qas.append(_qa(qa, file, f"{where_p}.qas[{m}]", context, pid, family, cfg, seen))
+            for m, qa in enumerate(questions):
+                where_q = f"{where_p}.qas[{m}]"
+                try:
+                    record = _qa(qa, file, where_q, context, pid, family, cfg, seen)
+                except InputError as exc:
+                    skips.record(exc)
+                    continue
+                seen[record.id] = where_q
+                qas.append(record)
     return passages, qas
 
 
@@ -106,13 +133,12 @@ def _qa(
     raw_id = _get(obj, "id", (str, int), file, where)
     qid = safe_id(str(raw_id), cfg.id_prefix)
     if qid in seen:
-        raise InputError(
-            file, None, f"{where}.id", f"duplicate question id {raw_id!r} (first at {seen[qid]})"
+        raise Invalid(
+            "duplicate_id", file, None, f"{where}.id", f"duplicate question id {raw_id!r} (first at {seen[qid]})"
         )
-    seen[qid] = where
     question = _get(obj, "question", str, file, where)
     if not question.strip():
-        raise InputError(file, None, f"{where}.question", f"question {raw_id!r}: empty question")
+        raise Invalid("empty_question", file, None, f"{where}.question", f"question {raw_id!r}: empty question")
     impossible = _impossible(obj.get("is_impossible", False), file, f"{where}.is_impossible", raw_id)
     answers = [
         a
@@ -120,6 +146,11 @@ def _qa(
         if not (isinstance(a, dict) and a.get("text") == "")
     ]
     polarity = _yesno_key(obj, file, where, raw_id)
+    if impossible and (answers or polarity):
+        raise Invalid(
+            "impossible_with_answer", file, None, f"{where}.answers",
+            f"question {raw_id!r} is_impossible but has an answer",
+        )
     spans: list[str] = []
     for n, answer in enumerate(answers):
         here = f"{where}.answers[{n}]"
@@ -131,7 +162,8 @@ def _qa(
         start = _get(answer, "answer_start", int, file, here)
         found = context[start : start + len(text)] if start >= 0 else ""
         if found != text:
-            raise InputError(
+            raise Invalid(
+                "answer_span_mismatch",
                 file,
                 None,
                 f"{here}.answer_start",
@@ -139,16 +171,12 @@ def _qa(
             )
         spans.append(text)
     if impossible:
-        if spans or polarity:
-            raise InputError(
-                file, None, f"{where}.answers", f"question {raw_id!r} is_impossible but has an answer"
-            )
         return QA(qid, question, "", pid, family, "factual", [], [])
     if polarity:
         return QA(qid, question, POLARITY[cfg.language][polarity], pid, family, "yesno", [polarity], [])
     if not spans:
-        raise InputError(
-            file, None, f"{where}.answers", f"question {raw_id!r}: no answer and not is_impossible"
+        raise Invalid(
+            "no_answer", file, None, f"{where}.answers", f"question {raw_id!r}: no answer and not is_impossible"
         )
     return QA(qid, question, spans[0], pid, family, "factual", [spans[0]], [])
 
@@ -165,8 +193,8 @@ def _yesno_key(obj: dict, file: Path, where: str, raw_id: Any) -> str | None:
             continue
         flag = _polarity(value) if isinstance(value, str) else None
         if flag is None:
-            raise InputError(
-                file, None, f"{where}.{key}", f"question {raw_id!r}: expected yes/no, got {value!r}"
+            raise Invalid(
+                "wrong_type", file, None, f"{where}.{key}", f"question {raw_id!r}: expected yes/no, got {value!r}"
             )
         return flag
     return None
@@ -177,19 +205,19 @@ def _impossible(value: Any, file: Path, where: str, raw_id: Any) -> bool:
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    raise InputError(file, None, where, f"question {raw_id!r}: expected true or false, got {value!r}")
+    raise Invalid("wrong_type", file, None, where, f"question {raw_id!r}: expected true or false, got {value!r}")
 
 
 def _get(obj: Any, key: str, kind: type | tuple, file: Path, where: str, default: Any = ...) -> Any:
     if not isinstance(obj, dict):
-        raise InputError(file, None, where or None, "expected a JSON object")
+        raise Invalid("not_an_object", file, None, where or None, "expected a JSON object")
     here = f"{where}.{key}" if where else key
     if key not in obj:
         if default is not ...:
             return default
-        raise InputError(file, None, here, "missing")
+        raise Invalid("missing_key", file, None, here, "missing")
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise InputError(file, None, here, f"expected {names}, got {type(value).__name__}")
+        raise Invalid("wrong_type", file, None, here, f"expected {names}, got {type(value).__name__}")
     return value

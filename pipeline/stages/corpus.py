@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pipeline import params as params_mod
 from pipeline.corpus import make_questions, split_passages
+from pipeline.importers import Skips, write_skipped
 from pipeline.importers.squad import load_squad
 from pipeline.io import InputError, read_records, write_records
 from pipeline.records import QA, Decision, Passage
@@ -23,15 +24,17 @@ QAS = Path("data/interim/qa.jsonl")
 
 
 def build(
-    decisions: list[Decision], p: params_mod.Params, root: Path = Path("."), dropped: Counter | None = None
+    decisions: list[Decision], p: params_mod.Params, root: Path = Path("."), dropped: Counter | None = None,
+    skips: Skips | None = None,
 ) -> tuple[list[Passage], list[QA]]:
     """Passages and questions of the decisions, then those of the outside QA set (corpus.qa_import).
-    `dropped` receives the counts of candidate questions dropped by the checks, by reason."""
+    `dropped` receives the counts of candidate questions dropped by the checks, by reason; `skips` the
+    invalid records of the QA set that `corpus.qa_import.on_invalid: skip` leaves out."""
     cfg = p.corpus
     passages = split_passages(decisions, cfg.min_passage_chars, cfg.max_passage_chars)
     imported: tuple[list[Passage], list[QA]] = ([], [])
     if cfg.qa_import.format == "squad":
-        imported = load_squad(cfg.qa_import, root)
+        imported = load_squad(cfg.qa_import, root, skips)
         log.info("imported %d passages, %d questions from %s", len(imported[0]), len(imported[1]), cfg.qa_import.path)
     ids = Counter(x.id for x in passages + imported[0])
     clash = sorted(i for i, n in ids.items() if n > 1)
@@ -52,9 +55,10 @@ def main(argv: list[str] | None = None) -> None:
     args, p = start(__doc__, argv, _arguments)
     started = time.perf_counter()
     dropped: Counter = Counter()
+    skips = Skips("corpus.qa_import", p.corpus.qa_import.on_invalid)
     try:
         decisions = read_records(args.decisions, Decision)
-        passages, qas = build(decisions, p, dropped=dropped)
+        passages, qas = build(decisions, p, dropped=dropped, skips=skips)
     except (InputError, ValueError) as exc:
         sys.exit(f"corpus: error: {exc}")
     without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas} & {d.id for d in decisions})
@@ -68,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     write_records(args.passages_out, passages)
     write_records(args.qa_out, qas)
+    write_skipped(args.qa_out, *([skips] if p.corpus.qa_import.format != "none" else []))
     kinds = Counter(q.kind for q in qas)
     mix = ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
     notes = {"fields_undeclared", "gold_ambiguous_kept"}
@@ -75,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"corpus: {len(decisions)} decisions -> {len(passages)} passages, {len(qas)} questions ({mix}) "
         f"in {time.perf_counter() - started:.1f}s; candidate questions dropped: {checks}; "
-        f"kept with an ambiguous gold passage (synthetic): {dropped['gold_ambiguous_kept']}"
+        f"kept with an ambiguous gold passage (synthetic): {dropped['gold_ambiguous_kept']}{skips.note()}"
     )
 
 

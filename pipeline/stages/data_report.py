@@ -4,6 +4,8 @@ number) and reports/data_metrics.json (the headline numbers `dvc metrics` lists)
 Corpus statistics, answer quality by variant and generator, pair counts, length by transition before
 and after augmentation, judge agreement and robustness, unparseable labels; and by question language:
 labels by behaviour, pairs by dimension and BM25 vs dense gold recall@10 (is each language read at all?).
+When an import is on: the records each import left out under `on_invalid: skip`, by reason, with the
+first locations (file:line and JSON path), so a skip never hides how much of a published set was lost.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.agreement import agreement
-from pipeline.io import read_records, write_json, write_text
+from pipeline.importers import Skips, skipped_path
+from pipeline.importers.pairs import read_outside_pairs
+from pipeline.io import InputError, read_records, write_json, write_text
 from pipeline.judges import file_name
 from pipeline.judges.base import item_language
 from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
@@ -33,6 +37,12 @@ PROCESSED = Path("data/processed")
 # figures are the same without it, only slower).
 EMBEDDINGS = Path("data/cache/embeddings")
 REPORTS = Path("reports")
+# The skipped-records summaries the import stages write beside their outputs (pipeline.importers).
+SKIPPED = (
+    skipped_path("data/raw/decisions.jsonl"),
+    skipped_path(INTERIM / "qa.jsonl"),
+    skipped_path(INTERIM / "candidates.jsonl"),
+)
 
 
 # ------------------------------------------------------------------------------------------- core
@@ -238,6 +248,7 @@ def render(m: dict[str, Any], params: Params) -> str:
         f"**What ran:** {header_line(params)}. Primary judge `{params.judge.judges[0]}` builds the pairs; "
         f"pair variants: {', '.join(params.pairs.variants)}.",
         "",
+        *(render_skips(m["imports"]) if m.get("imports") else []),
         "## Corpus",
         "",
         table(
@@ -364,6 +375,48 @@ def render(m: dict[str, Any], params: Params) -> str:
     return "\n".join(out)
 
 
+def import_skips(params: Params, root: Path = Path(".")) -> list[dict]:
+    """The summary of every import that is on: the three import stages' files, and the outside pairs,
+    which no data stage reads, checked here the way training reads them (train.external_pairs)."""
+    out: list[dict] = []
+    for path in SKIPPED:
+        if (root / path).exists():
+            out += json.loads((root / path).read_text(encoding="utf-8"))["imports"]
+    external = params.train.external_pairs
+    if external.format != "none":
+        skips = Skips("train.external_pairs", external.on_invalid)
+        try:
+            read_outside_pairs(root / external.path, skips)
+            out.append(skips.summary())
+        except InputError as exc:  # under stop, training stops on it; the report says why rather than failing
+            out.append(skips.summary() | {"error": str(exc)})
+    return out
+
+
+def render_skips(imports: list[dict]) -> list[str]:
+    rows = []
+    for summary in imports:
+        if summary.get("error"):
+            rows.append([summary["import"], summary["on_invalid"], "stops the import", "", summary["error"]])
+        if not summary["by_reason"] and not summary.get("error"):
+            rows.append([summary["import"], summary["on_invalid"], "none", 0, ""])
+        for reason, n in summary["by_reason"].items():
+            where = "; ".join(
+                f"{f['file']}" + (f":{f['line']}" if f["line"] is not None else "") + (f" {f['path']}" if f["path"] else "")
+                for f in summary["first"].get(reason, [])
+            )
+            rows.append([summary["import"], summary["on_invalid"], reason, n, where])
+    return [
+        "## Imported records left out (on_invalid)",
+        "",
+        "Invalid records an import left out under `on_invalid: skip`, by reason, with the first locations "
+        "(file:line and JSON path); under `stop` the first one stops the stage.",
+        "",
+        table(["import", "on_invalid", "reason", "records", "first locations"], rows),
+        "",
+    ]
+
+
 def _clean(obj: Any) -> Any:
     """NaN is not JSON: write null."""
     if isinstance(obj, dict):
@@ -435,7 +488,11 @@ def main(argv: list[str] | None = None) -> None:
     pairs_aug = [p for s in SPLITS for p in read_records(PROCESSED / "pairs_aug" / f"{s}.jsonl", Pair)]
     meta_path = PROCESSED / "pairs_aug" / "meta.json"
     augment_meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-    metrics = _clean(build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta, EMBEDDINGS))
+    metrics = build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta, EMBEDDINGS)
+    imports = import_skips(params)
+    if imports:  # only when an import is on: the default's report stays as it was
+        metrics["imports"] = imports
+    metrics = _clean(metrics)
     write_json(REPORTS / "data_details.json", metrics)
     write_json(REPORTS / "data_metrics.json", headline_metrics(metrics))
     write_text(REPORTS / "data.md", render(metrics, params) + "\n")

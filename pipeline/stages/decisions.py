@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from pipeline import params as params_mod
+from pipeline.importers import Skips, write_skipped
 from pipeline.importers.checks import load_records
 from pipeline.importers.documents import load_documents
 from pipeline.io import InputError, write_records
@@ -28,9 +29,10 @@ def load_imported(path: str | Path, taken: set[str]) -> list[Decision]:
     return load_records(Path(path), taken)
 
 
-def build(p: params_mod.Params, root: Path = Path(".")) -> list[Decision]:
+def build(p: params_mod.Params, root: Path = Path("."), skips: Skips | None = None) -> list[Decision]:
     """All decisions of the run: synthetic first (ids syn-NNNN), then `import_path`, then the mapped
-    documents of `decisions.documents`, each in file order."""
+    documents of `decisions.documents`, each in file order. `skips` counts the documents that
+    `decisions.documents.on_invalid: skip` leaves out."""
     cfg = p.decisions
     decisions = generate_decisions(cfg.n_decisions, cfg.case_mix, p.seed) if cfg.synthetic else []
     if cfg.import_path:
@@ -42,7 +44,7 @@ def build(p: params_mod.Params, root: Path = Path(".")) -> list[Decision]:
         log.info("imported %d decisions from %s", len(imported), cfg.import_path)
         decisions += imported
     if cfg.documents.format != "none":
-        mapped = load_documents(cfg.documents, root, {d.id for d in decisions})
+        mapped = load_documents(cfg.documents, root, {d.id for d in decisions}, skips)
         log.info("imported %d decisions (%s) from %s", len(mapped), cfg.documents.format, cfg.documents.path)
         decisions += mapped
     if not decisions:
@@ -60,17 +62,20 @@ def _under(path: str, folder: str) -> bool:
 def main(argv: list[str] | None = None) -> None:
     args, p = start(__doc__, argv, _arguments)
     started = time.perf_counter()
+    skips = Skips("decisions.documents", p.decisions.documents.on_invalid)
     try:
-        decisions = build(p)
+        decisions = build(p, skips=skips)
     except (InputError, params_mod.ParamsError, ValueError) as exc:
         # One line naming file, line and field; the previous output stays as it was.
         sys.exit(f"decisions: error: {exc}")
     write_records(args.out, decisions)
+    write_skipped(args.out, *([skips] if p.decisions.documents.format != "none" else []))
     by_type: dict[str, int] = {}
     for d in decisions:
         by_type[d.case_type] = by_type.get(d.case_type, 0) + 1
     mix = ", ".join(f"{k} {v}" for k, v in sorted(by_type.items()))
-    print(f"decisions: {len(decisions)} decisions ({mix}) -> {args.out} in {time.perf_counter() - started:.1f}s")
+    print(f"decisions: {len(decisions)} decisions ({mix}) -> {args.out} in {time.perf_counter() - started:.1f}s"
+          + skips.note())
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

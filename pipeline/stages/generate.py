@@ -22,6 +22,7 @@ from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
 from pipeline.backends.cache import ResponseCache, compacting, run_cached
+from pipeline.importers import Skips, write_skipped
 from pipeline.importers.candidates import ContextIndex, load_candidates
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
@@ -141,12 +142,14 @@ def main(argv: list[str] | None = None) -> None:
     # On success the cache keeps exactly this run's calls (a DVC output: its bytes follow from the inputs).
     with compacting(args.cache_dir) as cache_dir:
         candidates, calls = generate_candidates(jobs, generators, cache_dir, budgets=cfg.budgets, seed=params.seed)
+    skips = Skips("generate.import_candidates", cfg.import_candidates.on_invalid)
     if cfg.import_candidates.format == "jsonl":
         index = ContextIndex(all_contexts, qas, passages)
-        outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates})
-        log.info("imported %d outside answers from %s", len(outside), cfg.import_candidates.path)
+        outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates}, skips)
+        log.info("imported %d outside answers from %s%s", len(outside), cfg.import_candidates.path, skips.note())
         candidates = sorted(candidates + outside, key=lambda c: c.id)
     count = write_records(args.out, candidates)
+    write_skipped(args.out, *([skips] if cfg.import_candidates.format != "none" else []))
 
     refusals = {r.strip() for r in cfg.refusal_by_language().values()}
     answered = Counter(c.generator for c in candidates if c.text.strip() not in refusals)

@@ -16,10 +16,12 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
-from pipeline.io import InputError, iter_json, read_records
+from pipeline.importers import Skips
+from pipeline.importers.pairs import read_outside_pairs
+from pipeline.io import read_records
 from pipeline.kernels import IGNORE_INDEX
 from pipeline.models.fitting import fit_counts, fit_pair
-from pipeline.records import SAFE_ID, Pair
+from pipeline.records import Pair
 from pipeline.text import stable_hash
 
 CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
@@ -62,39 +64,12 @@ def corpus_parts(corpus: str) -> list[str]:
     return parts
 
 
-def load_external(path: str | Path) -> list[Example]:
-    """External general contextual pairs: JSONL objects with non-empty string prompt, chosen, rejected
-    (chosen != rejected) and an optional unique, safe string id (records.SAFE_ID, no `..` segment: ids
-    name pairs in score files and reports). Their prompts have no known passage structure, so an
-    over-long one is left out and counted (pipeline.models.fitting), never cut. An empty file stops."""
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(path, None, None, f"is a folder; {EXTERNAL_PARAM} names one .jsonl file")
-    out = []
-    seen: dict[str, int] = {}
-    for line, obj in iter_json(path):
-        if not isinstance(obj, dict):
-            raise InputError(path, line, None, "expected a JSON object")
-        for key in ("prompt", "chosen", "rejected"):
-            value = obj.get(key)
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(path, line, key, "missing or empty string")
-        if obj["chosen"].strip() == obj["rejected"].strip():
-            raise InputError(path, line, "rejected", "the same text as chosen: the pair prefers nothing")
-        ident = obj.get("id", f"external/{line}")
-        if not isinstance(ident, str):
-            raise InputError(path, line, "id", "expected a string")
-        # records.parse's rule for ids, spelled out: pipeline/importers is no dependency of train, score, report.
-        if not SAFE_ID.match(ident) or ".." in ident.split("/"):
-            raise InputError(path, line, "id", f"unsafe id {ident!r} (letters, digits, . _ : / - only, starting "
-                                               "with a letter or digit, no '..' segment)")
-        if ident in seen:
-            raise InputError(path, line, "id", f"duplicate id {ident!r} (first on line {seen[ident]})")
-        seen[ident] = line
-        out.append(Example(ident, obj["prompt"], obj["chosen"], obj["rejected"], EXTERNAL))
-    if not out:  # only blank lines: training or scoring would go on without the outside pairs
-        raise InputError(path, None, None, f"no records ({EXTERNAL_PARAM} names an empty file)")
-    return out
+def load_external(path: str | Path, on_invalid: str = "stop") -> list[Example]:
+    """External general contextual pairs (pipeline/importers/pairs.py: the format, its checks and
+    `on_invalid`). Their prompts have no known passage structure, so an over-long one is left out and
+    counted (pipeline.models.fitting), never cut. An empty file stops."""
+    pairs = read_outside_pairs(path, Skips("train.external_pairs", on_invalid))
+    return [Example(p.id, p.prompt, p.chosen, p.rejected, EXTERNAL) for p in pairs]
 
 
 @dataclass(frozen=True)
@@ -117,7 +92,8 @@ def outside_eval_pairs(external: Any, root: str | Path = ".") -> list[OutsidePai
     """train.external_pairs as an evaluation corpus, sorted by id."""
     if external.format == "none":
         raise ValueError("score.corpora lists external, but train.external_pairs.format is none")
-    pairs = [OutsidePair(e.id, e.prompt, e.chosen, e.rejected) for e in load_external(Path(root) / external.path)]
+    found = load_external(Path(root) / external.path, getattr(external, "on_invalid", "stop"))
+    pairs = [OutsidePair(e.id, e.prompt, e.chosen, e.rejected) for e in found]
     return sorted(pairs, key=lambda p: p.id)
 
 
@@ -130,7 +106,8 @@ def load_training_examples(corpus: str, split: str = "train", external_pairs: An
             if external_pairs is None or external_pairs.format == "none":
                 raise ValueError(f"corpus {corpus!r} needs train.external_pairs (format jsonl and a path)")
             if split == "train":
-                examples.extend(load_external(Path(root) / external_pairs.path))
+                examples.extend(load_external(Path(root) / external_pairs.path,
+                                                getattr(external_pairs, "on_invalid", "stop")))
             continue
         pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
         examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part, p.variant, p.passage_spans,
