@@ -312,7 +312,14 @@
     let timer = null;
     $("f-search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(applyFilters, 150); });
     $("random20").addEventListener("click", random20);
-    $("reset").addEventListener("click", () => { $("filters").reset(); $("f-scoring").value = META.main_scoring; $("f-seed").value = META.seed; applyFilters(); });
+    // Each filter back to its first choice by hand: form.reset() left a changed <select> as it was.
+    $("reset").addEventListener("click", () => {
+      for (const [k, values] of Object.entries(SELECTS)) $("f-" + k).value = values[0];
+      $("f-search").value = "";
+      $("f-scoring").value = META.main_scoring;
+      $("f-seed").value = META.seed;
+      applyFilters();
+    });
     $("filters").addEventListener("submit", (e) => e.preventDefault());
     $("list").addEventListener("scroll", () => requestAnimationFrame(drawRows));
     window.addEventListener("resize", () => requestAnimationFrame(drawRows));
