@@ -83,13 +83,26 @@ def test_numbers_are_canonical_across_formats():
         "penalty penalty penalty penalty",
         "%%%% $$$ ### !!!",
         "a b a b a b a b c",
+        # Whole sentences or list items said again and again (real small-model output, shortened).
+        "The answer to this question is: 1,110,000.\n\nThe answer to this question is: 1,110,000.\n\n"
+        "The answer to this question is: 1,110,000.",
+        "- Yes.\n- The answer to the question is Yes.\n- The answer to the question is Yes.\n"
+        "- The answer to the question is Yes.",
+        "The orders take effect today. Interest runs on any unpaid sum. The orders take effect today. "
+        "Interest runs on any unpaid sum.",
+        "法院判令被告支付罚款。法院判令被告支付罚款。法院判令被告支付罚款。",
     ],
 )
 def test_degenerate_text(text):
     assert m.degenerate(text)
 
 
-@pytest.mark.parametrize("text", ["No.", "Yes, the appeal was allowed.", "The tenant paid HK$9,000 a month."])
+@pytest.mark.parametrize("text", [
+    "No.", "Yes, the appeal was allowed.", "The tenant paid HK$9,000 a month.",
+    # One sentence said twice is clumsy, not a loop; nor are list items that share a pattern.
+    "The fine was HK$500. The fine was HK$500.",
+    "1. The tenant must pay HK$9,000.\n2. The tenant must leave by 1 May.\n3. The tenant must pay costs.",
+])
 def test_normal_text_is_not_degenerate(text):
     assert not m.degenerate(text)
 
@@ -117,6 +130,9 @@ def test_refusal_clauses_are_separated_from_an_answer():
         ("", "unusable"),
         ("arrears arrears arrears arrears arrears arrears", "unusable"),
         ("\ufffd\ufffd\ufffd garbled \ufffd", "unusable"),
+        # A list answer: a bare "Yes" item then a refusal item still takes a side (SPEC: attempted).
+        ("- Yes\n- The passage does not contain enough information to answer the question.", "attempted"),
+        ("1. No, the lease did not allow it.", "attempted"),
     ],
 )
 def test_behaviour(judge, text, expected):
@@ -590,3 +606,10 @@ def test_a_yes_no_question_about_another_figure_is_answered_no():
             "d1/p1", "d1", "yesno", ["No", "HK$24,000"], [])
     assert dims(STRICT, "No.", en)[1] == "fully_supported"
     assert dims(STRICT, "Yes.", en)[1] == "contradicted"
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_chinese_list_answer_takes_a_side(judge):
+    # "- 是" then the refusal as list items: the bare 是 is the answer's side, as "- Yes" is in English.
+    assert zh_dims(judge, "- 是\n- " + ZH_REFUSAL)[0] == "attempted"
+    assert m.lead_polarity("1、否，证监会没有没收。", "zh") == "no"

@@ -61,8 +61,10 @@ _MISSING_VERB = re.compile(
     re.I,
 )
 _SHOWN = re.compile(r"\b(?:passages?|context|excerpts?|documents?|provided|they|them|i)\b", re.I)
-_CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:])\s+|,\s*(?=(?:but|however|although|though|nevertheless)\b)", re.I)
-_LEAD = re.compile(r"^\s*(yes|no)\b[\s,.;:!\-\u2014]*", re.I)
+# A line break ends a clause too: list items ("- Yes\n- <refusal>") are separate statements.
+_CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:])\s+|\s*\n\s*|,\s*(?=(?:but|however|although|though|nevertheless)\b)", re.I)
+# A list marker may come first: small instruct models often answer "- Yes" or "1. No, ...".
+_LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)]\s+)?(yes|no)\b[\s,.;:!\-\u2014]*", re.I)
 
 
 def strip_citations(text: str) -> str:
@@ -241,7 +243,19 @@ def degenerate(text: str, min_tokens: int = 6, lang: str | None = None) -> bool:
     for n in range(1, 5):
         if _loops(tokens, n, repeats=4):
             return True
-    return False
+    return _repeats_sentences(text, lang)
+
+
+def _repeats_sentences(text: str, lang: str | None) -> bool:
+    """A generator stuck in a loop restates whole sentences or list items: one said three times, or at least
+    four of which half are repeats (a paragraph written twice)."""
+    units = [words(u, lang) for line in text.splitlines() for u in language.sentences(line, _lang(text, lang))]
+    # Under two words is a list number or a bare "No."; short loops are _loops' to find.
+    units = [" ".join(u) for u in units if len(u) >= 2]
+    if not units:
+        return False
+    top = Counter(units).most_common(1)[0][1]
+    return top >= 3 or (len(units) >= 4 and len(set(units)) <= len(units) / 2)
 
 
 def _loops(tokens: list[str], n: int, repeats: int) -> bool:

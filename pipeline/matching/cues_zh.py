@@ -58,7 +58,8 @@ _MISSING = re.compile(
 _SHOWN = re.compile(r"段落|材料|上下文|文本|文中|原文|资料|所给|所提供|提供的|以上|上述|这些|它们|我")
 
 # A Yes/No lead: 是/是的/对 or 否/不是/不, then punctuation (so 是否 and 不得 are no lead).
-_LEAD = re.compile(r"^\s*(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*")
+# As in English, a list marker may come first ("- 是", "1、否").
+_LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*")
 _LEAD_VALUE = {"是的": "yes", "是": "yes", "对": "yes", "否": "no", "不是": "no", "不": "no"}
 # Sentence ends, and a comma before "but/however" so a hedge and an answer in one sentence separate.
 _CLAUSE = re.compile(r"(?<=[。！？；!?;\n])|[，,]\s*(?=但是|但|然而|不过|可是)")
