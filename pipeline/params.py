@@ -34,6 +34,7 @@ from pipeline.ranges import (
     format_number,
     rule_broken,
 )
+from pipeline.typed import shown
 
 DEFAULT_PATH = Path("params.yaml")
 
@@ -532,15 +533,15 @@ def parse_run(name: str) -> RunSpec:
     """The run a name stands for; ValueError naming what is wrong."""
     match = _NAME.match(name)
     if not match:
-        raise ValueError(f"run {name!r} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0; the seed "
+        raise ValueError(f"run {shown(name)} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0; the seed "
                          "without leading zeros)")
     if int(match["seed"]) > _MAX_SEED:
-        raise ValueError(f"run {name!r}: seed {match['seed']} is out of range (allowed: 0 to {_MAX_SEED})")
+        raise ValueError(f"run {shown(name)}: seed {match['seed']} is out of range (allowed: 0 to {_MAX_SEED})")
     if match["objective"] not in OBJECTIVES:
-        raise ValueError(f"run {name!r}: unknown objective {match['objective']!r} (known: {', '.join(OBJECTIVES)})")
+        raise ValueError(f"run {shown(name)}: unknown objective {shown(match['objective'])} (known: {', '.join(OBJECTIVES)})")
     for part in match["corpus"].split("+"):
         if part not in CORPUS_PARTS:
-            raise ValueError(f"run {name!r}: unknown corpus part {part!r} (known: {', '.join(CORPUS_PARTS)})")
+            raise ValueError(f"run {shown(name)}: unknown corpus part {shown(part)} (known: {', '.join(CORPUS_PARTS)})")
     return RunSpec(match["objective"], match["corpus"], int(match["seed"]))
 
 
@@ -579,7 +580,7 @@ def _check_runs(train: TrainParams, fail: typed.Fail) -> None:
                 raise fail(f"train.runs.{objective}[{i}]", f"{exc} (an entry is <corpus>-s<seed>)") from None
             if "external" in spec.corpus.split("+") and train.external_pairs.format == "none":
                 raise fail(f"train.runs.{objective}[{i}]",
-                           f"{entry!r} trains on outside pairs, but train.external_pairs.format is none")
+                           f"{shown(entry)} trains on outside pairs, but train.external_pairs.format is none")
         if len(set(entries)) != len(entries):
             raise fail(f"train.runs.{objective}", "a run is listed twice")
 
@@ -623,6 +624,11 @@ def _check_generate(p: Params, fail: typed.Fail) -> None:
         message = rule_broken(entries, (NEEDED,), False)
         if message:
             raise fail(f"generate.{key}", message)
+    # An empty refusal is in every answer: the offline answerers could not refuse, nor the judges tell one.
+    for lang, sentence in p.generate.refusal_by_language().items():
+        if not sentence.strip():
+            raise fail("generate.refusal" if lang == "en" else f"generate.refusals.{lang}",
+                       "is empty (allowed: the sentence an answer gives when the passages do not hold the answer)")
     # A variant the contexts stage does not build has nothing to answer; a run that narrows
     # contexts.variants for a quick look may leave generate.variants wider, but not disjoint.
     if not set(p.generate.variants) & set(p.contexts.variants):
@@ -635,16 +641,16 @@ def _check_splits(p: Params, fail: typed.Fail) -> None:
     fractions = {"train": p.pairs.train, "val": p.pairs.val, "test": p.pairs.test}
     total = sum(fractions.values())
     if abs(total - 1.0) > 1e-6:
-        shown = " + ".join(f"{name} {format_number(f)}" for name, f in fractions.items())
-        raise fail("pairs", f"{shown} = {format_number(total)} (allowed: train + val + test = 1)")
+        terms = " + ".join(f"{name} {format_number(f)}" for name, f in fractions.items())
+        raise fail("pairs", f"{terms} = {format_number(total)} (allowed: train + val + test = 1)")
     for i, split in enumerate(p.score.splits):
         if split not in fractions:
-            raise fail(f"score.splits[{i}]", f"unknown split {split!r} (allowed: train, val, test)")
+            raise fail(f"score.splits[{i}]", f"unknown split {shown(split)} (allowed: train, val, test)")
         if fractions[split] == 0:
             raise fail(f"pairs.{split}", f"0 leaves the {split} split empty, but score.splits lists it "
                                          f"(allowed: > 0, or leave {split} out of score.splits)")
     if p.report.main_split not in p.score.splits:
-        raise fail("report.main_split", f"{p.report.main_split!r} is not scored (allowed: one of score.splits "
+        raise fail("report.main_split", f"{shown(p.report.main_split)} is not scored (allowed: one of score.splits "
                                         f"{p.score.splits})")
 
 

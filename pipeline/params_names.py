@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline import typed
 from pipeline.ranges import Range, format_number
+from pipeline.typed import shown
 
 # TRL's DPO loss types (trl DPOConfig.loss_type); tests/test_params_names.py holds it to TRL's own list.
 DPO_LOSS_TYPES = ("sigmoid", "hinge", "ipo", "exo_pair", "nca_pair", "robust", "bco_pair", "sppo_hard",
@@ -55,7 +56,7 @@ def check_names(p: Any, fail: typed.Fail) -> None:
     _check_variants(p, fail)
     for i, kind in enumerate(p.corpus.qa_kinds):
         if kind not in QA_KINDS:
-            raise fail(f"corpus.qa_kinds[{i}]", f"unknown question kind {kind!r} (known: {', '.join(QA_KINDS)})")
+            raise fail(f"corpus.qa_kinds[{i}]", f"unknown question kind {shown(kind)} (known: {', '.join(QA_KINDS)})")
     for i, spec in enumerate(p.generate.panel):
         check_generator(spec, f"generate.panel[{i}]", fail)
     for spec in p.generate.budgets:
@@ -70,11 +71,11 @@ def check_names(p: Any, fail: typed.Fail) -> None:
     if p.irac.judge:
         check_generator(p.irac.judge, "irac.judge", fail, also="'' (no judge) or ")
     if p.train.loss_type not in DPO_LOSS_TYPES:
-        raise fail("train.loss_type", f"unknown DPO loss {p.train.loss_type!r} (known: {', '.join(DPO_LOSS_TYPES)})")
+        raise fail("train.loss_type", f"unknown DPO loss {shown(p.train.loss_type)} (known: {', '.join(DPO_LOSS_TYPES)})")
     if p.pretrain.base_model == "builtin":
         for i, module in enumerate(p.train.lora.target_modules):
             if module not in BUILTIN_LINEAR_MODULES:
-                raise fail(f"train.lora.target_modules[{i}]", f"the built-in model has no layer {module!r} "
+                raise fail(f"train.lora.target_modules[{i}]", f"the built-in model has no layer {shown(module)} "
                                                               f"(it has {', '.join(BUILTIN_LINEAR_MODULES)})")
     _check_trainer_kwargs(p.train.trainer_kwargs, fail)
 
@@ -89,11 +90,11 @@ def _check_variants(p: Any, fail: typed.Fail) -> None:
             try:
                 spec = variant_spec(variant)
             except ValueError:
-                raise fail(f"{key}[{i}]", f"unknown context variant {variant!r} (known: {', '.join(VARIANTS)}; a "
+                raise fail(f"{key}[{i}]", f"unknown context variant {shown(variant)} (known: {', '.join(VARIANTS)}; a "
                                           "dense one may add '.<alias>' of contexts.dense_models)") from None
             alias = spec.source.partition(".")[2]
             if alias and alias not in aliases:
-                raise fail(f"{key}[{i}]", f"{variant!r} names the dense model alias {alias!r}, which "
+                raise fail(f"{key}[{i}]", f"{shown(variant)} names the dense model alias {shown(alias)}, which "
                                           f"contexts.dense_models does not define (it has: {sorted(aliases) or 'none'})")
 
 
@@ -106,7 +107,7 @@ def check_generator(spec: str, where: str, fail: typed.Fail, also: str = "") -> 
         raise fail(where, f"{_shown(spec)} is not a generator (allowed: {also}'<backend>:<model>' with backend "
                           f"{', '.join(BACKENDS)})")
     if backend == "offline" and model not in offline_models():
-        raise fail(where, f"unknown offline model {model!r} (known: {', '.join(offline_models())})")
+        raise fail(where, f"unknown offline model {shown(model)} (known: {', '.join(offline_models())})")
     if backend == "openai":
         try:
             check_model(model)
@@ -139,7 +140,7 @@ def _check_trainer_kwargs(kwargs: dict[str, Any], fail: typed.Fail) -> None:
         kind, allowed = TRAINER_KWARG_RANGES[key]
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if not number or (kind is int and not isinstance(value, int)) or not math.isfinite(value):
-            raise fail(f"train.trainer_kwargs.{key}", f"{value!r} is not {'an integer' if kind is int else 'a number'}")
+            raise fail(f"train.trainer_kwargs.{key}", f"{shown(value)} is not {'an integer' if kind is int else 'a number'}")
         if not allowed.allows(value):
             raise fail(f"train.trainer_kwargs.{key}", f"{format_number(value)} is out of range (allowed: {allowed}"
                                                       + (f"; {allowed.note}" if allowed.note else "") + ")")
@@ -150,7 +151,7 @@ def _shown(spec: str) -> str:
     from pipeline.backends.endpoints import shown_url
 
     if "://" not in spec:
-        return repr(spec)
+        return shown(spec)
     head, _, rest = spec.partition("http")
     url, sep, model = f"http{rest}".partition("|")
-    return repr(f"{head}{','.join(shown_url(u) for u in url.split(','))}{sep}{model}")
+    return shown(f"{head}{','.join(shown_url(u) for u in url.split(','))}{sep}{model}")

@@ -107,6 +107,9 @@ def rule_broken(value: Any, rules: tuple, optional: bool) -> str | None:
     allowed = "; ".join(_allowed(rule, optional) for rule in rules) or "a finite number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{value} is not a finite number (allowed: {allowed})"
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        # numpy and torch hold counts in 64 bits: a larger one overflows inside a stage.
+        return f"{value} is out of range (allowed: {allowed}; below 2**63)"
     for rule in rules:
         if isinstance(rule, Range) and not rule.allows(value):
             return f"{value!r} is out of range (allowed: {allowed})"

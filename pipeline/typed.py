@@ -67,7 +67,7 @@ def value(hint: Any, obj: Any, fail: Fail, where: str, words: Words = Words(), c
         return value(inner[0], obj, fail, where, words, check)
     if origin is Literal:
         if obj not in args:
-            raise fail(where, f"expected one of {list(args)}, got {obj!r}")
+            raise fail(where, f"expected one of {list(args)}, got {shown(obj)}")
         return obj
     if origin is list:
         if not isinstance(obj, list):
@@ -86,9 +86,16 @@ def value(hint: Any, obj: Any, fail: Fail, where: str, words: Words = Words(), c
         return float(obj)
     if hint in (int, float, str, bool):
         if isinstance(obj, bool) != (hint is bool) or not isinstance(obj, hint):
-            raise fail(where, f"expected {hint.__name__}, got {kind(obj)} {obj!r}"[:200])
+            raise fail(where, f"expected {hint.__name__}, got {kind(obj)} {shown(obj)}")
         return obj
     raise fail(where, f"unsupported declared type {hint!r}")
+
+
+def shown(obj: Any, limit: int = 60) -> str:
+    """repr(obj) as a message quotes it: a long value is cut in the middle, so what is allowed, which
+    follows it, stays in sight."""
+    text = repr(obj)
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]} ({len(text)} characters)"
 
 
 def join(where: str, key: object) -> str:

@@ -60,6 +60,7 @@ def check_languages(decisions: Sequence[Decision], params: Params, tokenizer_for
         rates[language] = check_coverage(
             model, language, texts[:500], max_rate, f"irac.embedding_models.{language}",
             "irac.allow_uncovered_language", tokenizer,
+            f"irac.embedding_models.{language}" if language in cfg.embedding_models else "irac.embedding_model",
         )
     return rates
 

@@ -74,8 +74,10 @@ def check_languages(
     for lang, (model, param) in sorted(plan.items()):
         texts = texts_by_language.get(lang, [])[:COVERAGE_SAMPLE]
         tokenizer = tokenizer_for(model) if tokenizer_for else None
+        chosen_by = "contexts.dense_model" if param == f"contexts.dense_language_models.{lang}" and (
+            lang not in cfg.dense_language_models) else param
         rates[lang] = check_coverage(
-            model, lang, texts, max_rate, param, "contexts.allow_uncovered_language", tokenizer
+            model, lang, texts, max_rate, param, "contexts.allow_uncovered_language", tokenizer, chosen_by
         )
         if rates[lang] > cfg.max_unknown_token_rate:
             log.warning("dense model %s leaves %.0f%% of %s tokens unknown (allowed by "

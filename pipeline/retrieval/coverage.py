@@ -54,13 +54,23 @@ def check_coverage(
     model_param: str,
     allow_param: str,
     tokenizer: Any = None,
+    chosen_by: str = "",
 ) -> float:
     """The unknown-token rate of `model` on `texts` of `language`; CoverageError above `max_rate`.
 
     `model_param` and `allow_param` name the params the message tells the user to set (a model for the
-    language, or the opt-in that accepts the poor coverage).
+    language, or the opt-in that accepts the poor coverage); `chosen_by` (default `model_param`) is the
+    key that named `model`, which a model that cannot be loaded is reported under.
     """
-    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(model)
+    if tokenizer is None:
+        try:
+            tokenizer = load_tokenizer(model)
+        except (OSError, ValueError) as exc:
+            # The hub's own message names neither the key nor what is allowed, and can run to a page.
+            reason = next(iter(str(exc).splitlines()), "")[:160]
+            raise CoverageError(f"{chosen_by or model_param}: embedding model {model[:80]!r} cannot be loaded "
+                                f"from local files ({reason}) (allowed: 'minilm', a local model folder or a "
+                                "sentence-transformers model in the local cache)") from None
     rate = unknown_token_rate(tokenizer, texts)
     if rate > max_rate:
         raise CoverageError(
