@@ -18,6 +18,7 @@ from typing import Any
 from pipeline.preferences import SPLITS
 from pipeline.records import PAIR_DIMENSIONS, QA, Candidate, Label, Pair, Score
 from pipeline.reporting.cards import pair_language, question_of
+from pipeline.reporting.transitions import transition
 
 ASSETS = Path(__file__).with_name("explorer_assets")
 CORPORA = ("pairs", "pairs_aug")
@@ -43,17 +44,6 @@ def label_text(label: Label | None) -> str:
         return "unparseable"
     parts = [label.behaviour, label.faithfulness, label.correctness, label.completeness]
     return " ".join(p for p in parts if p)
-
-
-def transition(pair: Pair, chosen: Label | None, rejected: Label | None) -> str:
-    """What the primary judge saw change from rejected to chosen, as the data report names it
-    ("answerable: attempted>abstained"); kept here so the explorer does not import a stage."""
-    where = "answerable" if pair.answerable else "unanswerable"
-    if chosen is None or rejected is None:
-        return f"{where}: unknown"
-    if pair.dimension.startswith("refusal_"):
-        return f"{where}: {chosen.behaviour}>{rejected.behaviour}"
-    return f"{where}: {pair.dimension} {getattr(chosen, pair.dimension)}>{getattr(rejected, pair.dimension)}"
 
 
 def _sig(x: float) -> float:

@@ -29,6 +29,7 @@ from pipeline.params import Params
 from pipeline.preferences import SPLITS, decide, robustness
 from pipeline.records import PAIR_DIMENSIONS, Decision, Label, Pair
 from pipeline.reporting.markdown import table
+from pipeline.reporting.transitions import transition
 from pipeline.retrieval.recall import gold_recall
 from pipeline.stages import run, start
 
@@ -77,14 +78,6 @@ def answer_quality(corpus: InterimData, labels: Mapping[str, Label]) -> dict[str
             stats["correct_refusal_rate"] = sum(lab.behaviour == "abstained" for _, lab in rows) / n
         out[variant][who] = stats
     return dict(out)
-
-
-def transition(pair: Pair, chosen: Label, rejected: Label) -> str:
-    """e.g. "answerable: attempted>abstained" or "answerable: faithfulness fully_supported>unsupported"."""
-    where = "answerable" if pair.answerable else "unanswerable"
-    if pair.dimension.startswith("refusal_"):
-        return f"{where}: {chosen.behaviour}>{rejected.behaviour}"
-    return f"{where}: {pair.dimension} {getattr(chosen, pair.dimension)}>{getattr(rejected, pair.dimension)}"
 
 
 def lengths_by_transition(
