@@ -40,8 +40,10 @@ reliability: setup
 bench: setup
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pipeline.kernels.bench
 
+# ruff on everything, then mypy on the typed modules that pyproject.toml [tool.mypy] lists.
 lint: setup
 	$(BIN)/ruff check pipeline tests
+	$(BIN)/mypy
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,4 +1,4 @@
-"""Agreement between judges (SPEC 4): per dimension, raw pairwise agreement, chance agreement and
+"""Agreement between judges (docs/method.md §4): per dimension, raw pairwise agreement, chance agreement and
 Fleiss' kappa over the candidates every judge labelled on that dimension."""
 
 from __future__ import annotations

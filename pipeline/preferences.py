@@ -1,4 +1,4 @@
-"""SPEC 5: the preference hierarchy that turns labels into (chosen, rejected) pairs, and the
+"""docs/method.md §5: the preference hierarchy that turns labels into (chosen, rejected) pairs, and the
 question-level split. Pure functions of records and params; the `pairs` stage only reads and writes.
 
 Answerable contexts: behaviour (attempted > abstained > unusable); if both attempted, faithfulness, then
@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline import language
+from pipeline.language import refusal_of
 from pipeline.prompts import answer_prompt_with_spans
 from pipeline.records import QA, Candidate, Context, Label, Pair, Passage
 from pipeline.text import count_tokens, stable_hash
@@ -119,13 +119,6 @@ def assign_splits(qa_ids: Iterable[str], seed: int, fractions: Sequence[float]) 
     }
 
 
-def refusal_of(question: str, refusal: str | Mapping[str, str]) -> str:
-    """The refusal sentence for a question: one sentence, or one per language keyed by language."""
-    if isinstance(refusal, str):
-        return refusal
-    return refusal[language.detect(question)]
-
-
 def make_pairs(
     preferences: Sequence[Preference],
     contexts: Mapping[str, Context],
@@ -135,7 +128,7 @@ def make_pairs(
     splits: Mapping[str, str],
     refusal: str | Mapping[str, str],
 ) -> list[Pair]:
-    """Pair records (SPEC 1) for decided preferences, sorted by id."""
+    """Pair records (docs/method.md §1) for decided preferences, sorted by id."""
     prompts: dict[str, tuple[str, list[list[int]]]] = {}
     pairs = []
     for pref in preferences:

@@ -1,5 +1,5 @@
-"""The answer prompt of SPEC 3, shared by generation (what the panel sees) and pairs (what reward
-models score), so both always see the same bytes. The wording follows the question's language (SPEC 1:
+"""The answer prompt of docs/method.md §3, shared by generation (what the panel sees) and pairs (what reward
+models score), so both always see the same bytes. The wording follows the question's language (docs/method.md §1:
 templates and refusals are per language); the layout (numbered passage blocks, rules, question) is the
 same in every language, so pipeline.models.fitting and the offline answerer read both alike."""
 

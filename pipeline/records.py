@@ -1,4 +1,4 @@
-"""Typed records of SPEC 1 and their validation.
+"""Typed records of docs/method.md §1 and their validation.
 
 Every record that crosses a stage boundary is one of these dataclasses. `parse` checks a decoded JSON
 object against the declared field types and raises RecordError naming the field, so `pipeline.io` can
@@ -41,7 +41,7 @@ FIELD_TYPES: tuple[str, ...] = ("money", "number", "date", "name", "yesno", "tex
 
 @dataclass
 class Party:
-    """One party's own field values in a decision that concerns several parties (SPEC 1)."""
+    """One party's own field values in a decision that concerns several parties (docs/method.md §1)."""
 
     name: str
     fields: dict[str, str] = field(default_factory=dict)
@@ -49,7 +49,7 @@ class Party:
 
 @dataclass
 class Decision:
-    """A decision and its IRAC annotation (SPEC 1).
+    """A decision and its IRAC annotation (docs/method.md §1).
 
     `fields` holds the values every party shares (or all values, when the decision concerns one
     party); `parties` (optional) holds one field set per party: [{"name": ..., "fields": {...}}].
@@ -153,7 +153,7 @@ LABEL_DIMENSIONS: dict[str, tuple[str, ...]] = {
     "completeness": get_args(Completeness),
 }
 
-# The dimension a Pair differs on (SPEC 5), in report order.
+# The dimension a Pair differs on (docs/method.md §5), in report order.
 Dimension = Literal[
     "refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"
 ]
@@ -184,7 +184,7 @@ class Pair:
     gold_slot: int | None = None
 
 
-# sum / mean: log-prob of the response tokens under the model (SPEC 9); ref_sum / ref_mean: the same
+# sum / mean: log-prob of the response tokens under the model (docs/method.md §9); ref_sum / ref_mean: the same
 # minus the reference (base) model's, the DPO implicit reward without beta.
 Scoring = Literal["sum", "mean", "ref_sum", "ref_mean"]
 SCORINGS: tuple[str, ...] = get_args(Scoring)
@@ -209,7 +209,7 @@ IracMode = Literal["standard", "expert_steps", "self_steps"]
 
 @dataclass
 class IracOutput:
-    """One system's answer to one SPEC 11 task on one decision: extracted fields (task "fields") or a
+    """One system's answer to one docs/method.md §11 task on one decision: extracted fields (task "fields") or a
     written legal analysis (task "analysis"). id = task/system slug/mode/decision_id."""
 
     id: str

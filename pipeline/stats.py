@@ -1,4 +1,4 @@
-"""Statistics of SPEC 9 for pairwise reward-model evaluation.
+"""Statistics of docs/method.md §9 for pairwise reward-model evaluation.
 
 Inputs are plain arrays (one entry per pair, always aligned on the same pairs when two systems are
 compared), so every function is testable without files. A prediction is correct iff
@@ -25,7 +25,9 @@ class Interval:
 
 
 def correct_from_scores(chosen: np.ndarray, rejected: np.ndarray) -> np.ndarray:
-    """Strict comparison: a tie (including -inf == -inf) is a wrong prediction."""
+    """Strict comparison: a tie (including -inf == -inf) is a wrong prediction. The one definition: the
+    score stage writes `correct` with it (pipeline/scoring/registry.py) and the report applies it to the
+    same numbers, here where no model library has to load."""
     return np.asarray(chosen, dtype=np.float64) > np.asarray(rejected, dtype=np.float64)
 
 

@@ -386,3 +386,106 @@ def test_english_rewrites_are_unchanged_by_the_chinese_templates():
             task, "No." if qa.kind == "yesno" else "HK$24,000."
         )
         assert _run(RewriteTask(task, qa.question, qa.kind, original, REFUSAL, 40), seed=5).text == expected
+
+
+# ---------------------------------------------------------- Chinese: long judgments, checks, balance
+# Questions of the long-judgment fixture (tests/fixtures/zh_judgments.json), which made every phrasing of
+# the Chinese explained refusal show up.
+ZH_JUDGMENT_QUESTIONS = ["周某骗取冯某的钱款是多少？", "李某的诉讼代理人是哪家律师事务所的律师？",
+                         "陈某是否取得了被害人近亲属的谅解？", "原告是哪一天向孙某发出解除合同通知书的？"]
+
+
+@pytest.mark.parametrize("question", ZH_JUDGMENT_QUESTIONS)
+def test_every_chinese_explained_refusal_passes_its_check_and_reads_as_an_abstention(question):
+    """Before, 195 of 288 sampled rewrites on the fixture's questions failed the check: the rule judge's
+    Chinese cues did not know 我无法根据所提供的段落回答, 没有任何内容, 只字未提, 都找不到 or 需要……才能给出
+    可靠的回答, so those sentences counted as attempted content."""
+    from pipeline.augment.core import acceptable
+
+    judge = RuleJudge("strict")
+    texts = {t for target in (12, 40, 90) for t in _zh_texts(EXPLAINED_REFUSAL, question, "factual", ZH_REFUSAL, target)}
+    assert len(texts) >= 6
+    for text in texts:
+        assert acceptable(EXPLAINED_REFUSAL, text, ZH_REFUSAL), text
+        assert judge.behaviour(text, ZH_REFUSAL, "zh") == "abstained", text
+
+
+@pytest.mark.parametrize(("text", "refusal"), [
+    ("我无法根据所提供的段落回答这个问题。", True),
+    ("所提供的段落中没有任何内容可以让我回答这个问题。", True),
+    ("尤其是，它们对孙某的押金只字未提。", True),
+    ("回答所需的信息，即押金数额，在这些段落中都找不到。", True),
+    ("需要看到决定的相关部分，才能给出可靠的回答。", True),
+    # Answers that share words with those cues stay answers.
+    ("被告不能根据合同约定解除租赁关系。", False),
+    ("法院不能根据现有证据确定被告的责任。", False),
+    ("需要进一步鉴定才能判断被告是否存在过错。", False),
+    ("孙某至今未腾退房屋。", False),
+    ("公诉机关认为其辩解与在案证据不符，不能成立。", False),
+])
+def test_chinese_refusal_cues(text, refusal):
+    assert m.has_refusal(text, "", "zh") is refusal
+
+
+@pytest.mark.parametrize(("original", "lead"), [
+    ("是。", "yes"), ("是的，张某获利。", "yes"), ("对。", "yes"), ("- 否，法院未支持。", "no"),
+    ("1、不是。", "no"), ("不。", "no"), ("否——法院驳回了该请求。", "no"),
+    ("不得扣留押金。", None), ("对张某处以罚款。", None), ("是否没收尚不明确。", None),
+])
+def test_one_chinese_lead_pattern_serves_the_judge_and_the_rewriter(original, lead):
+    """The rule judge reads an answer's bottom line with matching.cues_zh, and the rewriter reads the
+    polarity of the answer it turns into a bare conclusion with the same pattern (it had a copy that
+    knew neither list markers nor dashes)."""
+    from pipeline.augment import rewriter
+
+    assert m.lead_polarity(original, "zh") == lead
+    assert not hasattr(rewriter, "_ZH_LEAD")
+    texts = _zh_texts(BARE_CONCLUSION, "出租人能否扣留租客押金？", "yesno", original)
+    if lead is None:  # no bottom line to keep: the answer is restated as a fact
+        assert all("关于" in t or "答案是" in t for t in texts), texts
+    else:
+        wanted = "出租人能扣留租客押金" if lead == "yes" else "出租人不能扣留租客押金"
+        assert all(wanted in t and m.lead_polarity(t, "zh") in (lead, None) for t in texts), texts
+
+
+def test_length_plan_balances_each_language_of_a_split():
+    """English and Chinese pairs of one split are balanced apart: a Chinese half of all-shorter chosen
+    sides is not hidden by an English half of all-longer ones."""
+    from pipeline.augment.core import plan_lengths
+
+    en_kept = [dataclasses.replace(pair(f"e{i}", "completeness", ANSWER, "No."), chosen_tokens=20, rejected_tokens=2)
+               for i in range(6)]
+    zh_todo = [pair(f"z{i}", "refusal_unanswerable", ZH_REFUSAL, "张某获利4,665,091.79元。", answerable=False)
+               for i in range(6)]
+    pairs = en_kept + zh_todo
+    steps = {i: ("chosen", EXPLAINED_REFUSAL) for i in range(6, 12)}
+    languages = ["en"] * 6 + ["zh"] * 6
+    by_language = plan_lengths(pairs, steps, seed=1, languages=languages)
+    assert sum(by_language.values()) == 3  # half of the six Chinese pairs end with the longer chosen side
+    # Balanced as one split, the six longer English pairs already make half: no Chinese pair would grow.
+    assert sum(plan_lengths(pairs, steps, seed=1).values()) == 0
+
+
+def test_chinese_ungrounded_answers_grow_toward_the_target_length():
+    short = RewriteTask(UNGROUNDED_ANSWER, ZH_FACTUAL, "factual", ZH_REFUSAL, REFUSAL, target_tokens=10)
+    long = dataclasses.replace(short, target_tokens=80)
+    for seed in range(5):
+        grown = _run(long, seed=seed).text
+        assert len(zh_sentences(_run(short, seed=seed).text, "zh")) == 2
+        assert len(zh_sentences(grown, "zh")) == 3 and not LATIN.search(grown)
+        assert count_tokens(grown) <= 85
+
+
+def test_chinese_rewrite_prompts_give_the_target_in_characters_too():
+    task = RewriteTask(EXPLAINED_REFUSAL, ZH_FACTUAL, "factual", ZH_REFUSAL, ZH_REFUSAL, target_tokens=50)
+    prompt = rewrite_prompt(task)
+    assert "Target length: about 50 tokens (about 70 Chinese characters)" in prompt
+    assert parse_prompt(prompt) == task
+    english = RewriteTask(EXPLAINED_REFUSAL, FACTUAL.question, "factual", REFUSAL, REFUSAL, target_tokens=50)
+    assert "Target length: about 50 words\n" in rewrite_prompt(english)
+    assert parse_prompt(rewrite_prompt(english)) == english
+
+
+def test_a_chinese_ungrounded_answer_to_a_penalty_question_invents_a_penalty():
+    texts = _zh_texts(UNGROUNDED_ANSWER, "法院判处陈某什么刑罚？", "factual", ZH_REFUSAL)
+    assert all(re.search("有期徒刑[一二三五七十]年", t) for t in texts), texts

@@ -1,4 +1,4 @@
-"""The contexts stage: SPEC 2 variants, family exclusion, gold slot, seeded randomness, errors."""
+"""The contexts stage: docs/method.md §2 variants, family exclusion, gold slot, seeded randomness, errors."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from pipeline.io import InputError, write_records
-from pipeline.records import QA, Context, Passage
+from pipeline.records import QA, Context, Decision, Passage, Section
 from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.rank import top_outside
 from pipeline.retrieval.tokenize import tokenize
@@ -232,17 +232,28 @@ def test_family_exclusion_is_never_violated(case):
 
 
 # ------------------------------------------------------------------------------------------- stage
+def write_decisions(path, passages, languages=None):
+    """One Decision record per decision id of `passages`: the contexts stage reads only id and language."""
+    languages = languages or {}
+    ids = sorted({p.decision_id for p in passages})
+    write_records(path, [
+        Decision(d, "t", languages.get(d, "en"), "x", d, "", "text", [Section("s1", "H", "text")]) for d in ids
+    ])  # fmt: skip
+
+
 def test_stage_writes_sorted_contexts_deterministically(tmp_path, monkeypatch):
     from pipeline.stages import contexts as stage
 
     passages, qas = corpus(n_decisions=6, per_decision=4)
     write_records(tmp_path / "passages.jsonl", passages)
     write_records(tmp_path / "qa.jsonl", qas)
+    write_decisions(tmp_path / "decisions.jsonl", passages)
     params = tmp_path / "params.yaml"
     params.write_text("seed: 5\ncontexts:\n  k: 3\n  pool: 6\n")
     args = [
         "--params", str(params), "--passages", str(tmp_path / "passages.jsonl"), "--qa", str(tmp_path / "qa.jsonl"),
         "--out", str(tmp_path / "contexts.jsonl"), "--cache-dir", str(tmp_path / "emb"),
+        "--decisions", str(tmp_path / "decisions.jsonl"), "--stats", str(tmp_path / "stats.json"),
     ]  # fmt: skip
     stage.main(args)
     first = (tmp_path / "contexts.jsonl").read_bytes()
@@ -263,11 +274,13 @@ def test_stage_reports_file_line_and_field_for_a_bad_question(tmp_path):
     qas[2].gold_passage_id = "ghost/p1"
     write_records(tmp_path / "passages.jsonl", passages)
     write_records(tmp_path / "qa.jsonl", qas)
+    write_decisions(tmp_path / "decisions.jsonl", passages)
     (tmp_path / "params.yaml").write_text("contexts:\n  k: 3\n  pool: 6\n  variants: [gold_plus_bm25]\n")
     with pytest.raises(InputError) as info:
         stage.main([
             "--params", str(tmp_path / "params.yaml"), "--passages", str(tmp_path / "passages.jsonl"),
             "--qa", str(tmp_path / "qa.jsonl"), "--out", str(tmp_path / "contexts.jsonl"),
+            "--decisions", str(tmp_path / "decisions.jsonl"),
         ])  # fmt: skip
     assert "qa.jsonl, line 3, field 'gold_passage_id'" in str(info.value)
     assert not (tmp_path / "contexts.jsonl").exists()

@@ -1,4 +1,4 @@
-"""Passages, families and QA triples (SPEC 1) built by the corpus stage."""
+"""Passages, families and QA triples (docs/method.md §1) built by the corpus stage."""
 
 from __future__ import annotations
 
@@ -443,3 +443,20 @@ def test_stage_end_to_end(tmp_path, monkeypatch, capsys):
     before = (tmp_path / "data/interim/qa.jsonl").read_bytes()
     stage.main([])
     assert (tmp_path / "data/interim/qa.jsonl").read_bytes() == before
+
+
+def test_chinese_article_lists_cite_each_article_and_headingless_passages_get_no_rule_question():
+    """A list of articles of one statute (《证券法》第七十三条、第七十六条) is one fact per article; a passage
+    with no heading (split from a plain full text) gets no rule question, which would otherwise ask about
+    the part headed “”."""
+    text = "依据《证券法》第七十三条、第七十六条和《刑法》第一百八十条第一款的规定，对张某某作出如下处罚。"
+    d = _decision("zh-2", [*ZH_SECTIONS[:1], ("s4", text)], language="zh", title=ZH_TITLE, fields={},
+                  field_types={})
+    d.sections[1].heading = "处罚依据"
+    qas, _ = _zh_questions(d, kinds=["rule"], n=2)
+    assert len(qas) == 1
+    rule = qas[0]
+    assert rule.facts == ["《证券法》第七十三条", "第七十六条", "《刑法》第一百八十条第一款"]
+    assert rule.answer == "该部分援引了《证券法》第七十三条、第七十六条、《刑法》第一百八十条第一款。"
+    d.sections[1].heading = ""
+    assert _zh_questions(d, kinds=["rule"], n=2)[0] == []

@@ -1,13 +1,18 @@
-"""judge -> pairs -> augment -> data_report on the hand-built corpus of test_pairs, checked against
-counts worked out by hand from how that corpus was built."""
+"""judge -> pairs -> augment -> data_report on the hand-built corpus of test_pairs, and on that corpus
+mixed with imported Chinese and English records, checked against counts worked out by hand from how each
+corpus was built."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from test_pairs import N_QUESTIONS, read_pairs, write_corpus
+import yaml
+from test_pairs import N_QUESTIONS, REFUSAL, build_corpus, read_pairs, write_corpus
 
+from pipeline.io import write_records
+from pipeline.params import Params, to_dict
+from pipeline.records import QA, Candidate, Context, Decision, Passage, Section
 from pipeline.stages import augment as augment_stage
 from pipeline.stages import data_report
 from pipeline.stages import judge as judge_stage
@@ -109,7 +114,7 @@ def test_judges_agreement_and_robustness(report):
         assert rob[scope]["kept"] + rob[scope]["reversed"] + rob[scope]["lost"] == pytest.approx(1.0)
     assert rob["overall"]["pairs"] == sum(m["pairs"]["counts"][s]["total"] for s in ("train", "val", "test"))
     assert rob["test"]["pairs"] == m["pairs"]["counts"]["test"]["total"]
-    assert "offline default: synthetic decisions, extractive panel, rule judge" in md
+    assert "offline profile: extractive panel, rule judge" in md
     assert "Fleiss kappa" in md and "answerable: attempted>abstained" in md
 
 
@@ -140,3 +145,128 @@ def test_figures_by_language(report):
     recall = by["recall_at_10"]["en"]
     assert recall["questions"] == 20 and 0 <= recall["dense"] <= 1 and 0 <= recall["bm25"] <= 1
     assert "## By language" in md and "Gold recall@10" in md
+
+
+# ------------------------------------------------------------------------------- what ran (header)
+ZH_REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
+
+
+def _zh_case(i: int) -> tuple[str, str, str]:
+    """(passage text, question, answer) of the i-th Chinese item."""
+    amount = f"{(i + 1) * 1000}元"
+    return f"经查明，张某{i}在敏感期内买入股票，获利{amount}。证监会决定没收其违法所得。", f"张某{i}获利多少？", amount
+
+
+def write_mixed_corpus(root):
+    """Six synthetic English decisions (test_pairs) plus, by hand: two imported Chinese decisions with one
+    question each; an imported QA set of two Chinese questions and one English one, whose passages belong
+    to no decision; outside answers on two Chinese contexts and one English; three outside pairs, two
+    English and one Chinese."""
+    decisions, passages, qas, contexts, candidates = build_corpus(6)
+    items = []  # (decision or None, passage, qa)
+    for i in range(2):
+        text, question, answer = _zh_case(i)
+        decision = Decision(f"doc-{i}", "csrc", "zh", "insider_trading", f"张某{i}案", "2011-01-01", text,
+                            [Section("s1", "决定", text)])
+        items.append((decision, Passage(f"doc-{i}/p0", f"doc-{i}", f"doc-{i}", "决定", text, 0),
+                      QA(f"doc-{i}/q0", question, answer, f"doc-{i}/p0", f"doc-{i}", "factual", [answer], [])))
+    for i in range(2, 4):
+        text, question, answer = _zh_case(i)
+        pid = f"qa-a1/p{i}"
+        items.append((None, Passage(pid, "qa-a1", "qa-a1", "张某案", text, i),
+                      QA(f"qa-zh-{i}", question, answer, pid, "qa-a1", "factual", [answer], [])))
+    text = "The lessee paid a deposit of HK$5,000 to the landlord."
+    items.append((None, Passage("qa-a2/p0", "qa-a2", "qa-a2", "Deposit", text, 0),
+                  QA("qa-en-1", "How much deposit did the lessee pay?", "HK$5,000", "qa-a2/p0", "qa-a2", "factual",
+                     ["HK$5,000"], [])))
+    for k, (decision, passage, qa) in enumerate(items):
+        decisions += [decision] if decision else []
+        passages.append(passage)
+        qas.append(qa)
+        zh = qa.id != "qa-en-1"
+        refusal = ZH_REFUSAL if zh else REFUSAL
+        other = passages[k].id  # an English synthetic passage: off topic
+        for variant, answerable, pids in (("gold_plus_bm25", True, [other, passage.id]),
+                                          ("random_context", False, [other])):
+            cid = f"{qa.id}/{variant}"
+            contexts.append(Context(cid, qa.id, variant, answerable, pids, 1 if answerable else None))
+            texts = {"offline:cautious": refusal, "offline:confident": passage.text if answerable else refusal,
+                     "offline:terse": f"{qa.answer}。" if answerable and zh else refusal}
+            candidates += [Candidate(f"{cid}/{g}", cid, g, t, "stop") for g, t in texts.items()]
+    # Outside answers: two on Chinese contexts (an imported decision's, an imported question's), one English.
+    for cid, text in (("doc-0/q0/gold_plus_bm25", "张某0获利1000元。"), ("qa-zh-2/random_context", ZH_REFUSAL),
+                      ("qa-en-1/gold_plus_bm25", "The lessee paid HK$5,000.")):
+        candidates.append(Candidate(f"{cid}/import-gpt", cid, "import:gpt", text, "stop"))
+    outside = [{"prompt": "Question: was notice given?", "chosen": "Yes, in writing.", "rejected": "No."},
+               {"prompt": "Question: who paid the deposit?", "chosen": "The lessee.", "rejected": "Nobody."},
+               {"prompt": "问题：张某是否获利？", "chosen": "是，获利4,665,091.79元。", "rejected": "否。"}]
+    (root / "outside.jsonl").write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outside),
+                                        encoding="utf-8")
+    raw = to_dict(Params())
+    raw["train"]["external_pairs"] = {"format": "jsonl", "path": "outside.jsonl", "on_invalid": "stop"}
+    # Recall@10 per language ranks with the English-only MiniLM, as the bilingual profile does.
+    raw["contexts"]["allow_uncovered_language"] = True
+    # The contexts stage's language counts, worked out by hand: each Chinese question's two contexts hold one
+    # distractor, an English passage (a fill-in); the English questions' distractors are all English.
+    row = {"contexts": 4, "distractors": 4, "fill_ins": 4, "contexts_filled": 4}
+    stats = {"fill_ins": {"en": {v: {"contexts": 7, "distractors": 7, "fill_ins": 0, "contexts_filled": 0}
+                                 for v in ("gold_plus_bm25", "random_context")},
+                          "zh": {"gold_plus_bm25": row, "random_context": row}},
+             "fill_ins_total": 8}
+    (root / "data/interim").mkdir(parents=True)
+    (root / "data/interim/contexts_stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    candidates.sort(key=lambda c: c.id)
+    for name, records in (("raw/decisions", decisions), ("interim/passages", passages), ("interim/qa", qas),
+                          ("interim/contexts", contexts), ("interim/candidates", candidates)):
+        write_records(root / f"data/{name}.jsonl", records)
+    (root / "params.yaml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mixed")
+    write_mixed_corpus(root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        judge_stage.main([])
+        pairs_stage.main([])
+        augment_stage.main([])
+        data_report.main([])
+    metrics = json.loads((root / "reports/data_details.json").read_text(encoding="utf-8"))
+    return metrics, (root / "reports/data.md").read_text(encoding="utf-8")
+
+
+def test_header_says_what_data_ran_by_language(mixed):
+    """Counted from the records by hand (write_mixed_corpus), not from the params: the params name no
+    import of decisions, questions or answers at all."""
+    m, md = mixed
+    assert m["data_sources"] == {
+        "synthetic_decisions": {"en": 6},
+        "imported_decisions": {"zh": 2},
+        "imported_qa": {"en": 1, "zh": 2},
+        "outside_answers": {"en": 1, "zh": 2},
+        "outside_pairs": {"en": 2, "zh": 1},
+    }
+    header = md.splitlines()[2]
+    assert header.startswith("**What ran:** offline profile: extractive panel, rule judge. Data: synthetic "
+                             "decisions (en 6); imported decisions (zh 2); imported QA (en 1, zh 2); outside "
+                             "answers (en 1, zh 2); outside pairs (en 2, zh 1). Primary judge `rule:strict`")
+    assert "synthetic decisions," not in header  # the old fixed wording of the offline profile
+
+
+def test_cross_language_fill_ins_are_shown(mixed, report):
+    m, md = mixed
+    assert m["by_language"]["fill_ins"]["zh"]["random_context"]["fill_ins"] == 4
+    assert ("| question language | variant | contexts | distractors | fill-ins | contexts with a fill-in |\n"
+            "|---|---|---|---|---|---|\n| zh | gold_plus_bm25 | 4 | 4 | 4 | 4 |\n| zh | random_context | 4 | 4 | 4 | 4 |\n\n"
+            ) in md
+    # No stats file (a run before the contexts stage counted them): no fill-in figures, and no failure.
+    assert "fill_ins" not in report[1]["by_language"] and "fill-ins" not in report[2]
+
+
+def test_header_of_the_synthetic_only_default(report):
+    _, m, md = report
+    assert m["data_sources"]["synthetic_decisions"] == {"en": 20}
+    assert not any(m["data_sources"][k] for k in ("imported_decisions", "imported_qa", "outside_answers",
+                                                  "outside_pairs"))
+    assert "Data: synthetic decisions (en 20). Primary judge" in md

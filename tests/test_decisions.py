@@ -1,4 +1,4 @@
-"""The synthetic decision generator (SPEC 7) and the decisions stage."""
+"""The synthetic decision generator (docs/method.md §7) and the decisions stage."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from pipeline.io import write_json, write_records
 from pipeline.models.tokenizer import train_tokenizer
 from pipeline.params import LaunchParams, ParamsError
 from pipeline.scoring import score_shared_prefix, score_two_pass
+from pipeline.scoring.registry import scorer as get_scorer
 from pipeline.stages import score as score_stage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,12 +74,13 @@ def test_scoring_whole_units_on_shards_gives_the_same_floats(scorer):
     score = score_shared_prefix if scorer == "shared_prefix" else score_two_pass
     whole = score(model, pairs, batch_tokens=300)
     corpus = score_stage.EvalCorpus("c", [f"p{i}" for i in range(len(pairs))], pairs, {}, {})
-    units = score_stage.scoring_units(pairs, scorer, 300)
+    how = get_scorer(scorer)
+    units = how.units(pairs, 300)
     assert sorted(i for u in units for i in u) == list(range(len(pairs)))
     # two_pass batches a pair's two rows apart, so its units chain batches together (here: into one).
     assert len(units) > 2 if scorer == "shared_prefix" else len(units) >= 1
     for world in (2, 3):
-        indices = [score_stage.shard_of(corpus, scorer, 300, r, world) for r in range(world)]
+        indices = [score_stage.shard_of(corpus, how, 300, r, world) for r in range(world)]
         parts = [score(model, score_stage.subset(corpus, idx).encoded, batch_tokens=300) for idx in indices]
         merged = score_stage.merge_scores(parts, indices, len(pairs))
         for name in whole.__dataclass_fields__:

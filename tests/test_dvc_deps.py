@@ -1,11 +1,9 @@
 """dvc.yaml lists every module a stage runs: a stage whose code changes must be stale in `dvc status`.
 
 The import graph is read statically (ast, pipeline/code_version.py) from each stage module through the
-pipeline package; every module reached must lie under one of the stage's deps, and a stage using the extension lists csrc/.
-pipeline/params.py, pipeline/ranges.py and pipeline/params_names.py are the exceptions, with what only
-they import: params reach a stage through the `params:` section (params.yaml holds every key), not
-through its code, and the range and name checks only refuse values, never change what a stage computes
-from the values they accept.
+pipeline package; pipeline/dvc_deps.py checks that every file reached (and what the code reads at run
+time: package data, csrc/) lies under one of the stage's deps, and fixes the lists in place. Its EXEMPT
+files (params.py, ranges.py, params_names.py, run_names.py) say why params code is no stage's code dep.
 """
 
 from __future__ import annotations
@@ -17,35 +15,209 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.code_version import closure
+from pipeline import dvc_deps
 
 ROOT = Path(__file__).resolve().parents[1]
-EXEMPT = frozenset({"pipeline/params.py", "pipeline/ranges.py", "pipeline/params_names.py"})
 
 
-def stages() -> list[tuple[str, str, list[str]]]:
-    spec = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
-    out = []
-    for name, stage in spec.items():
-        stage = stage.get("do", stage)  # a foreach stage keeps its definition under `do`
-        cmd = stage["cmd"]
-        module = cmd.split("python -m ", 1)[1].split()[0]
-        deps = [d if isinstance(d, str) else next(iter(d)) for d in stage.get("deps", [])]
-        out.append((name, module, deps))
-    return out
+def test_every_stage_lists_the_code_it_runs():
+    found = dvc_deps.problems(ROOT)
+    assert not found, "\n".join(found)
 
 
-@pytest.mark.parametrize(("stage", "module", "deps"), stages(), ids=[s[0] for s in stages()])
-def test_stage_deps_cover_the_code_it_runs(stage, module, deps):
-    def covered(path: str) -> bool:
-        return any(path == d or path.startswith(d.rstrip("/") + "/") for d in deps)
+def test_every_file_a_stage_needs_has_an_import_chain_from_its_module():
+    """--why and the check's messages explain each file by the same graph the check walks."""
+    for stage, module in dvc_deps.stage_modules(ROOT).items():
+        for rel in dvc_deps.needed(module, ROOT):
+            chain = dvc_deps.why(module, rel, ROOT)
+            assert chain and chain[-1] == rel, (stage, rel, chain)
 
-    code = closure(module, skip=EXEMPT)
-    missing = sorted(p for p in code if not covered(p))
-    assert not missing, f"dvc.yaml stage {stage!r} runs code it does not list under deps: {missing}"
-    # The kernels' loader compiles csrc/ at run time: its C++ sources are code of the stage too.
-    if any(p.startswith("pipeline/kernels/") for p in code):
-        assert covered("csrc/ops.cpp"), f"dvc.yaml stage {stage!r} uses the log-prob extension but not csrc"
+
+# A small project: stage `a` imports a package whose data folder one module names, the kernels (whose
+# loader compiles csrc/), and params (exempt); the foreach stage `b` and stage `c` share one list.
+FILES = {
+    "pipeline/__init__.py": "",
+    "pipeline/io.py": "",
+    "pipeline/heavy.py": "",
+    "pipeline/params.py": "import pipeline.heavy\n",
+    "pipeline/stages/__init__.py": "",
+    "pipeline/stages/a.py": "from pipeline import io\nfrom pipeline.params import load\n"
+                            "from pipeline.pkg import used\nimport pipeline.kernels\n",
+    "pipeline/stages/b.py": "def main():\n    import pipeline.io\n    from pipeline.pkg.other import x\n",
+    "pipeline/stages/c.py": "import pipeline.heavy\n",
+    "pipeline/pkg/__init__.py": "",
+    "pipeline/pkg/used.py": "from pathlib import Path\nASSETS = Path(__file__).with_name('assets')\n",
+    "pipeline/pkg/other.py": "x = 1\n",
+    "pipeline/pkg/assets/page.html": "<p>页面</p>\n",
+    "pipeline/pkg/notes.txt": "named by no module: it goes with every module of pkg\n",
+    "pipeline/kernels/__init__.py": "from pipeline.kernels import loader\n",
+    "pipeline/kernels/loader.py": "",
+    "pipeline/kernels/bench.py": "import pipeline.kernels\n",
+    "pipeline/kernels/__pycache__/loader.cpython-312.pyc": "",
+    "csrc/ops.cpp": "",
+    "csrc/cuda/k.cu": "",
+    "data/in.txt": "x\n",
+}
+DVC_YAML = """\
+# A pipeline (its header comment stays).
+stages:
+  a:
+    cmd: python -m pipeline.stages.a --n 1
+    deps:
+      # The input, by hand.
+      - data/in.txt
+      # A module since removed: it goes, with this comment.
+      - pipeline/gone.py
+      - pipeline/stages/a.py
+      - ${inputs.path}
+    params:
+      - x
+    outs:
+      - out.txt:
+          cache: false
+  b:
+    foreach: [1, 2]
+    do:
+      cmd: python -m pipeline.stages.b --n ${item}
+      deps: &shared
+        - pipeline/stages  # the whole folder
+        - data/in.txt:
+            hash: md5
+      outs:
+        - b${item}.txt
+  c:
+    cmd: python -m pipeline.stages.c
+    deps: *shared
+  shell:
+    cmd: cat data/in.txt > shell.txt
+    deps:
+      - pipeline/gone.py
+"""
+FIXED = """\
+# A pipeline (its header comment stays).
+stages:
+  a:
+    cmd: python -m pipeline.stages.a --n 1
+    deps:
+      # The input, by hand.
+      - data/in.txt
+      - pipeline/stages/a.py
+      - pipeline/__init__.py
+      - pipeline/io.py
+      - pipeline/kernels
+      - pipeline/pkg/__init__.py
+      - pipeline/pkg/assets
+      - pipeline/pkg/notes.txt
+      - pipeline/pkg/used.py
+      - pipeline/stages/__init__.py
+      - csrc
+      - ${inputs.path}
+    params:
+      - x
+    outs:
+      - out.txt:
+          cache: false
+  b:
+    foreach: [1, 2]
+    do:
+      cmd: python -m pipeline.stages.b --n ${item}
+      deps: &shared
+        - pipeline/stages  # the whole folder
+        - pipeline/__init__.py
+        - pipeline/heavy.py
+        - pipeline/io.py
+        - pipeline/pkg/__init__.py
+        - pipeline/pkg/notes.txt
+        - pipeline/pkg/other.py
+        - data/in.txt:
+            hash: md5
+      outs:
+        - b${item}.txt
+  c:
+    cmd: python -m pipeline.stages.c
+    deps: *shared
+  shell:
+    cmd: cat data/in.txt > shell.txt
+    deps:
+      - pipeline/gone.py
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    (tmp_path / "dvc.yaml").write_text(DVC_YAML, encoding="utf-8")
+    return tmp_path
+
+
+def test_check_names_stage_missing_file_its_import_chain_and_the_fix(project):
+    found = dvc_deps.problems(project)
+    fix = "run `python -m pipeline.dvc_deps --write`"
+    assert (f"dvc.yaml stage 'a' runs pipeline/kernels/loader.py (pipeline/stages/a.py"
+            f" -> pipeline/kernels/__init__.py -> pipeline/kernels/loader.py) but its deps do not list it: {fix}"
+            ) in found
+    assert (f"dvc.yaml stage 'a' runs csrc/cuda/k.cu (pipeline/stages/a.py -> "
+            f"pipeline/kernels/__init__.py -> pipeline/kernels/loader.py -> csrc/cuda/k.cu) but its deps do not "
+            f"list it: {fix}") in found
+    assert f"dvc.yaml stage 'a' lists pipeline/gone.py, which it neither runs nor reads: {fix}" in found
+    # b and c share one list: c's import of heavy.py is missing from it; params.py is exempt, and so is
+    # heavy.py when only params.py imports it (stage a).
+    assert any(line.startswith("dvc.yaml stage 'b' runs pipeline/heavy.py (pipeline/stages/c.py -> pipeline/heavy.py)") for line in found)
+    assert not any("params.py" in line or "'a' runs pipeline/heavy.py" in line for line in found)
+    assert not any("'shell'" in line for line in found)  # runs no pipeline module: left alone
+
+
+def test_write_fixes_only_the_deps_lists_and_is_idempotent(project):
+    changes = dvc_deps.write(project)
+    assert (project / "dvc.yaml").read_text(encoding="utf-8") == FIXED
+    assert "a: -pipeline/gone.py" in changes and "a: +csrc" in changes and "b: +pipeline/heavy.py" in changes
+    assert dvc_deps.problems(project) == []
+    assert dvc_deps.write(project) == []
+    assert (project / "dvc.yaml").read_text(encoding="utf-8") == FIXED
+
+
+def test_a_new_module_is_added_and_a_folder_collapses_when_all_of_it_is_needed(project):
+    dvc_deps.write(project)
+    (project / "pipeline" / "pkg" / "fresh.py").write_text("# 新模块\n", encoding="utf-8")
+    used = project / "pipeline" / "pkg" / "used.py"
+    used.write_text(used.read_text(encoding="utf-8") + "from pipeline.pkg import fresh\n", encoding="utf-8")
+    (project / "pipeline" / "extra").mkdir()
+    for name in ("__init__.py", "one.py"):
+        (project / "pipeline" / "extra" / name).write_text("", encoding="utf-8")
+    (project / "pipeline" / "stages" / "a.py").write_text(FILES["pipeline/stages/a.py"] + "import pipeline.extra.one\n")
+    assert dvc_deps.problems(project) == [
+        "dvc.yaml stage 'a' runs pipeline/extra/__init__.py (pipeline/stages/a.py -> "
+        "pipeline/extra/__init__.py) but its deps do not list it: run `python -m pipeline.dvc_deps --write`",
+        "dvc.yaml stage 'a' runs pipeline/extra/one.py (pipeline/stages/a.py -> "
+        "pipeline/extra/one.py) but its deps do not list it: run `python -m pipeline.dvc_deps --write`",
+        "dvc.yaml stage 'a' runs pipeline/pkg/fresh.py (pipeline/stages/a.py -> "
+        "pipeline/pkg/used.py -> pipeline/pkg/fresh.py) but its deps do not list it: run `python -m "
+        "pipeline.dvc_deps --write`",
+    ]
+    assert dvc_deps.write(project) == ["a: +pipeline/extra", "a: +pipeline/pkg/fresh.py"]
+    assert dvc_deps.problems(project) == []
+
+
+def test_why_ends_at_the_module_that_reads_a_data_file_or_csrc(project):
+    assert dvc_deps.why("pipeline.stages.a", "pipeline/pkg/assets", project)[-2:] == [
+        "pipeline/pkg/used.py", "pipeline/pkg/assets"]
+    assert dvc_deps.why("pipeline.stages.a", "csrc", project)[-2:] == ["pipeline/kernels/loader.py", "csrc"]
+    assert dvc_deps.why("pipeline.stages.b", "pipeline/pkg/assets", project) == []
+    assert dvc_deps.why("pipeline.stages.a", "pipeline/heavy.py", project) == []  # only params.py imports it
+
+
+def test_a_stage_running_pipeline_code_without_deps_is_named(project):
+    (project / "dvc.yaml").write_text("stages:\n  a:\n    cmd: python -m pipeline.stages.a\n    outs:\n      - o\n")
+    assert dvc_deps.problems(project) == [
+        "dvc.yaml stage 'a' runs pipeline code but has no deps list (one `- path` a line) to check"]
+
+
+def test_a_flow_style_deps_list_is_refused_naming_the_line(project):
+    (project / "dvc.yaml").write_text("stages:\n  a:\n    cmd: python -m pipeline.stages.a\n    deps: [data/in.txt]\n")
+    with pytest.raises(dvc_deps.DepsError, match=r"^dvc.yaml line 4: write stage 'a' deps as a block list"):
+        dvc_deps.problems(project)
 
 
 # ------------------------------------------------------------------------------------ imported data

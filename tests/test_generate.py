@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from pipeline import language
 from pipeline.backends import Request, Response, make_generator
 from pipeline.io import InputError, read_records, write_records
 from pipeline.params import GenerateParams
@@ -197,3 +198,49 @@ def test_stage_names_file_line_and_field_of_a_dangling_reference(tmp_path):
 def test_request_decoding_only_keys_the_seed_when_sampling():
     assert "seed" not in Request("p", seed=4).decoding()
     assert Request("p", temperature=0.5, seed=4).decoding()["seed"] == 4
+
+
+# A sentence of a criminal judgment in the manner of tests/fixtures/zh_judgments.json: one finding
+# chained with ，, far past what an answer should quote.
+LONG_ZH = ("公诉机关指控，被告人周某虚构其能够低价购得二手工程车辆的事实，先后以收取购车款、过户费等名义，"
+           "骗取被害人吴某、郑某、冯某等七人钱款共计人民币1,367,500元，其中骗取吴某的钱款为412,000元，"
+           "骗取冯某的钱款为198,000元，案发后，公安机关从周某处扣押现金23,600元及手机两部，"
+           "周某到案后虽对基本事实予以供认，但辩称部分款项系正常借款，公诉机关认为其辩解不能成立。")
+
+
+@pytest.mark.parametrize(("question", "span"), [
+    # 冯某 singles the clause out among the three that name 钱款.
+    ("周某骗取冯某的钱款是多少？", "骗取冯某的钱款为198,000元"),
+    ("公安机关从周某处扣押了多少现金？", "公安机关从周某处扣押现金23,600元及手机两部"),
+    # The two clauses before add key terms the best clause lacks (收取, 过户费, 名义; then 周某); the one
+    # after (其中骗取吴某的钱款为412,000元) adds none.
+    ("周某以收取过户费等名义骗取了七人多少钱款？",
+     "被告人周某虚构其能够低价购得二手工程车辆的事实，先后以收取购车款、过户费等名义，"
+     "骗取被害人吴某、郑某、冯某等七人钱款共计人民币1,367,500元"),
+    ("周某到案后是否对基本事实予以供认？", "周某到案后虽对基本事实予以供认"),
+])
+def test_a_long_chinese_sentence_is_answered_from_the_clauses_that_hold_the_answer(question, span):
+    from pipeline.backends.offline import zh_span
+
+    assert zh_span(LONG_ZH, question) == span
+    # A short sentence is quoted whole, as before.
+    short = "经查明，张某于2010年3月买入某公司股票，获利4,665,091.79元。"
+    assert zh_span(short, "张某获利多少？") == short
+
+
+def test_a_chinese_answer_shrinks_to_fit_max_new_tokens_instead_of_being_cut():
+    """The verbose style quotes two sentences; under a small cap it quotes shorter clause runs of them
+    rather than being cut. Only a cap below the answering clause plus the style's frame cuts it."""
+    verdict = ("本院认为，被告人周某以非法占有为目的，虚构事实骗取他人财物，数额特别巨大，其行为已构成诈骗罪，"
+               "鉴于其到案后如实供述基本犯罪事实，且部分赃款已被扣押，依法可以从轻处罚，判处有期徒刑十年六个月，"
+               "并处罚金人民币100,000元。")
+    prompt = answer_prompt([Passage("d/p0", "d", "d", "判决", LONG_ZH + verdict, 0)], "周某骗取冯某的钱款是多少？",
+                           "提供的段落没有足够的信息来回答这个问题。")
+    lengths = []
+    for cap in (256, 60, 40):
+        r = make_generator("offline:verbose").generate([Request(prompt, 0.0, 1.0, cap, 1)])[0]
+        assert r.finish_reason == "stop" and "骗取冯某的钱款为198,000元。" in r.text, (cap, r.text)
+        lengths.append(language.count_tokens(r.text, "zh"))
+    assert lengths[0] == lengths[1] <= 60 and lengths[2] < lengths[1] and lengths[2] <= 40
+    cut = make_generator("offline:verbose").generate([Request(prompt, 0.0, 1.0, 20, 1)])[0]
+    assert cut.finish_reason == "length" and language.count_tokens(cut.text, "zh") <= 20

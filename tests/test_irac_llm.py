@@ -1,4 +1,4 @@
-"""SPEC 11 model systems and the A/B/C grader against a real loopback OpenAI-compatible HTTP server.
+"""docs/method.md §11 model systems and the A/B/C grader against a real loopback OpenAI-compatible HTTP server.
 
 The server's "model" is deterministic code (no weights can be downloaded here): see ScriptedModel.
 """

@@ -1,4 +1,4 @@
-"""Normalisation of exact field values (SPEC 11): each family in English and Chinese, Chinese numerals,
+"""Normalisation of exact field values (docs/method.md §11): each family in English and Chinese, Chinese numerals,
 values inside texts, and false friends that must stay apart."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The IRAC annotation of a Decision record: declared field types, one field set per party, and the
-validation that names the offending field (SPEC 1)."""
+validation that names the offending field (docs/method.md §1)."""
 
 from __future__ import annotations
 

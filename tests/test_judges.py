@@ -130,7 +130,7 @@ def test_refusal_clauses_are_separated_from_an_answer():
         ("", "unusable"),
         ("arrears arrears arrears arrears arrears arrears", "unusable"),
         ("\ufffd\ufffd\ufffd garbled \ufffd", "unusable"),
-        # A list answer: a bare "Yes" item then a refusal item still takes a side (SPEC: attempted).
+        # A list answer: a bare "Yes" item then a refusal item still takes a side (docs/method.md §4: attempted).
         ("- Yes\n- The passage does not contain enough information to answer the question.", "attempted"),
         ("1. No, the lease did not allow it.", "attempted"),
     ],
@@ -613,3 +613,38 @@ def test_chinese_list_answer_takes_a_side(judge):
     # "- 是" then the refusal as list items: the bare 是 is the answer's side, as "- Yes" is in English.
     assert zh_dims(judge, "- 是\n- " + ZH_REFUSAL)[0] == "attempted"
     assert m.lead_polarity("1、否，证监会没有没收。", "zh") == "no"
+
+
+LOAN = Passage(
+    "z3/p1", "z3", "z3", "经审理查明",
+    "被告王某未按约定归还借款本息，仅于2017年6月30日归还本金50,000元，余款至今未还。",
+)
+LOAN_QA = QA("zq4", "王某在2017年6月30日归还了多少本金？", "王某归还本金50,000元。", "z3/p1", "z3", "factual",
+             ["50,000元"], [])
+
+
+@pytest.mark.parametrize(
+    ("text", "faithfulness"),
+    [
+        # A clause quoted word for word: the 未 of the other clauses is not its polarity.
+        ("仅于2017年6月30日归还本金50,000元。", "fully_supported"),
+        # A quote that drops its own clause's negation (未按约定归还 -> 按约定归还) still contradicts.
+        ("按约定归还借款本息。", "contradicted"),
+    ],
+)
+def test_a_clause_quote_is_read_with_its_own_clause_polarity(text, faithfulness):
+    cand = Candidate("zq4/ctx/offline:x", "zq4/ctx", "offline:x", text, "stop")
+    label = STRICT.judge_one(JudgeItem(cand, LOAN_QA, (LOAN, ZH_OTHER), True, ZH_REFUSAL))
+    assert label.faithfulness == faithfulness
+
+
+def test_an_english_clause_quote_is_read_with_its_own_clause_polarity():
+    passage = Passage("e9/p1", "e9", "e9", "Findings",
+                      "Although the tenant did not pay the March rent, the Tribunal granted relief against forfeiture.")
+    qa = QA("eq9", "Did the Tribunal grant relief against forfeiture?", "Yes.", "e9/p1", "e9", "yesno", ["Yes"], [])
+    for text, faithfulness in [
+        ("The Tribunal granted relief against forfeiture.", "fully_supported"),
+        ("The tenant paid the March rent.", "contradicted"),
+    ]:
+        cand = Candidate("eq9/ctx/offline:x", "eq9/ctx", "offline:x", text, "stop")
+        assert STRICT.judge_one(JudgeItem(cand, qa, (passage,), True, REFUSAL)).faithfulness == faithfulness

@@ -123,3 +123,32 @@ def test_file_errors_name_the_file(tmp_path):
     top.write_text("- 1\n- 2\n")
     with pytest.raises(ParamsError, match="list.yaml: top level: expected a mapping"):
         load(top)
+
+
+def test_the_variant_list_has_one_home():
+    """Each section's default variants come from params' one list, and that list is the variant table's."""
+    from pipeline.retrieval.variants import VARIANTS
+
+    p = Params()
+    assert params.CONTEXT_VARIANTS == params.MAIN_VARIANTS + params.ABLATION_VARIANTS
+    assert set(params.CONTEXT_VARIANTS) == set(VARIANTS) and len(params.CONTEXT_VARIANTS) == len(VARIANTS)
+    assert p.contexts.variants == p.generate.variants == list(params.CONTEXT_VARIANTS)
+    assert p.pairs.variants == ["gold_plus_random", "gold_plus_bm25", "gold_plus_dense", "random_context",
+                                "bm25_hard_negative", "dense_hard_negative"]
+    assert [v for v in VARIANTS if v not in p.pairs.variants] == ["gold_only", "gold_surrounding"]
+    # A default is a fresh list, never the shared constant.
+    assert p.contexts.variants is not Params().contexts.variants
+
+
+def test_run_names_keep_their_grammar_in_their_own_module():
+    from pipeline import run_names
+
+    assert params.parse_run is run_names.parse_run and params.OBJECTIVES is run_names.OBJECTIVES
+    spec = run_names.parse_run("dpo-pairs_aug+external-s12")
+    assert (spec.objective, spec.corpus, spec.seed, spec.name) == ("dpo", "pairs_aug+external", 12,
+                                                                  "dpo-pairs_aug+external-s12")
+    for bad in ("dpo-pairs-s07", "ppo-pairs-s0", "dpo-web-s0", f"sft-pairs-s{2**32}"):
+        with pytest.raises(ValueError, match="run "):
+            run_names.parse_run(bad)
+    train = params.TrainParams(runs={"sft": ["pairs-s0"], "dpo": ["pairs-s1", "pairs_aug-s0"]})
+    assert params.run_names(train) == ["dpo-pairs-s1", "dpo-pairs_aug-s0", "sft-pairs-s0"]

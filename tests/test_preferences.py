@@ -1,4 +1,4 @@
-"""The SPEC 5 hierarchy, branch by branch, the question-level split and pair robustness, on hand-built
+"""The docs/method.md §5 hierarchy, branch by branch, the question-level split and pair robustness, on hand-built
 labels."""
 
 from __future__ import annotations

@@ -124,6 +124,8 @@ def project(tmp_path_factory) -> Path:
     (root / "reports/data_details.json").write_text(
         json.dumps(
             {
+                # What the data report counted from the records (tests/test_data_report.py checks that).
+                "data_sources": {"synthetic_decisions": {"en": 300}, "outside_pairs": {"en": 6}},
                 "length": {
                     "refusal: attempted>abstained": {
                         "n": 5,
@@ -197,7 +199,7 @@ def test_outside_pairs_are_an_extra_eval_corpus(scored: Path):
     metrics = json.loads((scored / "reports/report_details.json").read_text())
     assert metrics["dpo-pairs-s0"]["external"]["ref_sum"]["n"] == 5
     text = (scored / "reports/report.md").read_text()
-    assert "### Eval corpus `external`, ref_sum" in text and "outside pairs from `ext.jsonl`" in text
+    assert "### Eval corpus `external`, ref_sum" in text and "outside pairs (en 6)" in text
 
 
 def test_scores_match_an_independent_plain_computation(scored: Path):
@@ -276,8 +278,8 @@ def test_headline_metrics_are_few_and_taken_from_the_details(scored: Path):
 
 def test_report_markdown_figures_and_plot_data(scored: Path):
     text = (scored / "reports/report.md").read_text()
-    assert "offline default" in text and "Llama-architecture model trained by the pipeline" in text
-    assert "- Data: 300 synthetic English decisions" in text
+    assert "offline profile" in text and "Llama-architecture model trained by the pipeline" in text
+    assert "\n- Data: synthetic decisions (en 300); outside pairs (en 6).\n" in text
     for section in (
         "## Main results",
         "## Learning vs generalisation",
@@ -422,3 +424,42 @@ def test_worst_cases_link_the_most_negative_test_margins_into_the_explorer():
         "[-1](explorer/index.html#pair=syn-1/q1/gold_only/0&corpus=pairs) |",
         "| dpo-pairs-s0 | pairs | correctness | [-0.5](explorer/index.html#pair=syn-1/q1/gold_only/4&corpus=pairs) |",
     ]
+
+
+def test_header_says_what_data_ran_from_the_records():
+    """Mixed synthetic and imported records, counted by hand: three synthetic English decisions, two
+    imported Chinese and one imported English; one question from a decision and two of an imported
+    Chinese QA set (their passage belongs to no decision); one outside answer on a Chinese question and
+    one panel answer; an English and a Chinese outside pair. The params ask for none of the imports."""
+    from pipeline.importers.pairs import OutsidePairRecord
+    from pipeline.judges.inputs import InterimData
+    from pipeline.records import QA, Candidate, Context, Decision, Section
+    from pipeline.reporting.provenance import data_sources
+
+    def decision(i: str, source: str, lang: str) -> Decision:
+        return Decision(i, source, lang, "tenancy", i, "2020-01-01", "text", [Section("s1", "h", "text")])
+
+    decisions = [decision(f"d{i}", "synthetic", "en") for i in range(3)]
+    decisions += [decision("doc-1", "csrc", "zh"), decision("doc-2", "csrc", "zh"), decision("hk-1", "hklii", "en")]
+    passages = {p.id: p for p in (Passage("d0/p0", "d0", "d0", "Orders", "The tenant paid HK$100.", 0),
+                                  Passage("qa-a1/p0", "qa-a1", "qa-a1", "案", "张某获利100元。张某没有上诉。", 0))}
+    qas = {q.id: q for q in (QA("d0/q0", "How much did the tenant pay?", "HK$100", "d0/p0", "d0", "factual",
+                                ["HK$100"], []),
+                             QA("qa-zh-1", "张某获利多少？", "100元", "qa-a1/p0", "qa-a1", "factual", ["100元"], []),
+                             QA("qa-zh-2", "张某上诉了吗？", "否", "qa-a1/p0", "qa-a1", "yesno", ["No"], []))}
+    contexts = {c.id: c for c in (Context("d0/q0/gold_only", "d0/q0", "gold_only", True, ["d0/p0"], 0),
+                                  Context("qa-zh-1/gold_only", "qa-zh-1", "gold_only", True, ["qa-a1/p0"], 0))}
+    candidates = [Candidate("d0/q0/gold_only/offline-terse", "d0/q0/gold_only", "offline:terse", "HK$100.", "stop"),
+                  Candidate("qa-zh-1/gold_only/import-gpt", "qa-zh-1/gold_only", "import:gpt", "100元。", "stop")]
+    outside = [OutsidePairRecord("o1", "Question: was notice given?", "Yes.", "No."),
+               OutsidePairRecord("o2", "问题：张某是否获利？", "是。", "否。")]
+    sources = data_sources(decisions, InterimData(passages, qas, contexts, candidates), outside)
+    assert sources == {"synthetic_decisions": {"en": 3}, "imported_decisions": {"en": 1, "zh": 2},
+                       "imported_qa": {"zh": 2}, "outside_answers": {"zh": 1}, "outside_pairs": {"en": 1, "zh": 1}}
+    prm = params_mod.Params()
+    lines = report.header_lines(prm, {"n_params": 2_000_000}, {}, {"data_sources": sources})
+    assert lines[0].startswith("**What ran: offline profile** -- extractive panel, rule judge, built-in 2.00M")
+    assert lines[2] == ("- Data: synthetic decisions (en 3); imported decisions (en 1, zh 2); imported QA (zh 2); "
+                        "outside answers (zh 1); outside pairs (en 1, zh 1).")
+    # A data report from before the counts says so rather than guessing from the params.
+    assert report.header_lines(prm, {}, {}, {})[2].startswith("- Data: not known (reports/data_details.json")

@@ -159,3 +159,55 @@ def test_encode_pairs_uses_the_chat_template_and_eos():
     assert enc.prompt == tok(render_prompt(tok, "Is notice required?"), add_special_tokens=False)["input_ids"]
     assert enc.chosen[-1] == tok.eos_token_id and enc.rejected[-1] == tok.eos_token_id
     assert tok.decode(enc.chosen[:-1]) == "Yes."
+
+
+# ------------------------------------------------------------------------------- the scorer registry
+def test_the_registry_holds_the_scorers_params_allows():
+    import typing
+
+    from pipeline.params import ScoreParams
+    from pipeline.scoring.registry import SCORERS, scorer
+
+    assert set(SCORERS) == set(typing.get_args(typing.get_type_hints(ScoreParams)["scorer"]))
+    with pytest.raises(ValueError, match=r"score.scorer: expected one of \['shared_prefix', 'two_pass'\], got 'x'"):
+        scorer("x")
+
+
+@pytest.mark.parametrize("name", ["shared_prefix", "two_pass"])
+def test_a_registered_scorer_is_its_function_and_counts_pairs(model, name):
+    from pipeline.scoring.registry import scorer
+
+    pairs = random_pairs(12, seed=5)
+    direct = (score_shared_prefix if name == "shared_prefix" else score_two_pass)(model, pairs, batch_tokens=200)
+    seen: list[float] = []
+    through = scorer(name).score(model, pairs, 200, seen.append)
+    for field in direct.__dataclass_fields__:
+        assert np.array_equal(getattr(through, field), getattr(direct, field)), field
+    assert sum(seen) == len(pairs)  # the two-pass scorer's rows are reported as pairs
+    units = scorer(name).units(pairs, 200)
+    assert sorted(i for u in units for i in u) == list(range(len(pairs)))
+
+
+def test_score_records_hand_values():
+    """sum, mean and the ref scores (policy minus reference) of two pairs, worked by hand; a tie is wrong."""
+    from pipeline.scoring.common import ResponseScores
+    from pipeline.scoring.registry import score_records
+
+    policy = ResponseScores(chosen_sum=np.array([-10.0, -6.0]), chosen_mean=np.array([-2.0, -1.5]),
+                            rejected_sum=np.array([-12.0, -6.0]), rejected_mean=np.array([-1.0, -2.0]),
+                            chosen_tokens=np.array([5, 4]), rejected_tokens=np.array([12, 3]))
+    base = ResponseScores(chosen_sum=np.array([-11.0, -5.0]), chosen_mean=np.array([-2.5, -1.0]),
+                          rejected_sum=np.array([-10.0, -5.5]), rejected_mean=np.array([-1.0, -2.0]),
+                          chosen_tokens=np.array([5, 4]), rejected_tokens=np.array([12, 3]))
+    pairs = [SimpleNamespace(id="a"), SimpleNamespace(id="b")]
+    got = {(r.scoring, r.pair_id): (r.chosen, r.rejected, r.margin, r.correct) for r in
+           score_records("m", pairs, policy, base)}
+    assert got == {
+        ("mean", "a"): (-2.0, -1.0, -1.0, False), ("mean", "b"): (-1.5, -2.0, 0.5, True),
+        ("sum", "a"): (-10.0, -12.0, 2.0, True), ("sum", "b"): (-6.0, -6.0, 0.0, False),
+        ("ref_mean", "a"): (0.5, 0.0, 0.5, True), ("ref_mean", "b"): (-0.5, 0.0, -0.5, False),
+        ("ref_sum", "a"): (1.0, -2.0, 3.0, True), ("ref_sum", "b"): (-1.0, -0.5, -0.5, False),
+    }
+    records = score_records("m", pairs, policy)
+    assert [r.scoring for r in records] == ["mean", "mean", "sum", "sum"]  # no reference: no ref scores
+    assert [(r.chosen_tokens, r.rejected_tokens) for r in records[:2]] == [(5, 12), (4, 3)]

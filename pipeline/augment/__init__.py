@@ -1,4 +1,4 @@
-"""Length-balanced augmentation (SPEC 6): rewrite tasks, the offline rewriter and the pure core."""
+"""Length-balanced augmentation (docs/method.md §6): rewrite tasks, the offline rewriter and the pure core."""
 
 from pipeline.augment.core import augment_pairs, plan
 from pipeline.augment.rewriter import REWRITER_MODEL, OfflineRewriter

@@ -1,4 +1,4 @@
-"""SPEC 6 length-balanced augmentation: rewrite the short side of a pair, keeping the failure it stands for.
+"""docs/method.md §6 length-balanced augmentation: rewrite the short side of a pair, keeping the failure it stands for.
 
 - refusal_answerable: a short rejected refusal becomes a confident answer written without the context;
 - refusal_unanswerable: a short chosen refusal becomes a 2-3 sentence refusal that says what is missing;
@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline import language
 from pipeline import matching as m
 from pipeline.augment.tasks import (
     BARE_CONCLUSION,
@@ -81,16 +82,20 @@ class Job:
     target_tokens: int
 
 
-def plan_lengths(pairs: Sequence[Pair], steps: dict[int, tuple[str, str]], seed: int) -> dict[int, bool]:
+def plan_lengths(pairs: Sequence[Pair], steps: dict[int, tuple[str, str]], seed: int,
+                 languages: Sequence[str] | None = None) -> dict[int, bool]:
     """For every pair to rewrite: should its chosen side end up the longer one?
 
-    Within each split, the pairs that keep both sides already say "longer wins" or "shorter wins"; the
-    rewritten pairs are given the direction that brings the split's share of chosen-longer pairs to one
-    half (seeded choice of which pairs), so length stops predicting the preference.
+    Within each split and language, the pairs that keep both sides already say "longer wins" or "shorter
+    wins"; the rewritten pairs are given the direction that brings that group's share of chosen-longer
+    pairs to one half (seeded choice of which pairs), so length stops predicting the preference. Each
+    language is balanced on its own: Chinese answers run longer in tokens than English ones and their
+    rewrites fail differently, so a split balanced as a whole can leave one language far off a half.
     """
+    group = [(p.split, languages[i] if languages else "") for i, p in enumerate(pairs)]
     out: dict[int, bool] = {}
-    for split in sorted({p.split for p in pairs}):
-        members = [i for i, p in enumerate(pairs) if p.split == split]
+    for key in sorted(set(group)):
+        members = [i for i in range(len(pairs)) if group[i] == key]
         todo = [i for i in members if i in steps]
         kept_longer = sum(pairs[i].chosen_tokens > pairs[i].rejected_tokens for i in members if i not in steps)
         wanted = min(len(todo), max(0, round(len(members) / 2) - kept_longer))
@@ -135,7 +140,8 @@ def augment_pairs(
         step = plan(pair, refusal[index], cfg.short_refusal_tokens, cfg.short_answer_tokens)
         if step is not None:
             steps[index] = step
-    directions = plan_lengths(pairs, steps, params.seed)
+    languages = [language.detect(qas[p.qa_id].question) for p in pairs]
+    directions = plan_lengths(pairs, steps, params.seed, languages)
     stats: Counter = Counter()
     jobs = []
     for i, (side, task) in sorted(steps.items()):

@@ -11,7 +11,6 @@ would. Same request (prompt, seed, decoding), same text.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 
 from pipeline import language as lang
@@ -27,6 +26,7 @@ from pipeline.backends.base import Request, Response
 from pipeline.code_version import CodeVersion
 from pipeline.language import zh_forms as zh
 from pipeline.language.rewrite_en import AUX
+from pipeline.matching import cues_zh
 from pipeline.text import count_tokens, stable_hash
 
 # (weight, template); weights fall off so top-p < 1 really drops the rarest phrasings.
@@ -341,16 +341,19 @@ _ZH_BARE_FACT = [
     (3, "对于“{focus}”这一问题，答案是{short}。"),
 ]
 _VERDICT = {zh.YES: "肯定", zh.NO: "否定"}
-# A zh answer that opens with its polarity as a word of its own: 是/否 (our convention), or 是的/对/不是/不
-# from other models ("不得……" or "对张某……" are statements, not a polarity).
-_ZH_LEAD = re.compile(r"^\s*(是的|是|对|不是|否|不)(?=[。，,.！!：:；;\s]|$)")
+# Further confident sentences for a Chinese ungrounded answer short of its target (as _UNGROUNDED_MORE).
+_ZH_UNGROUNDED_MORE = [
+    (4, "{area}案件的审理机关一贯采取这一做法，{authority}没有理由对本案另作处理。"),
+    (3, "几乎所有同类{area}案件都会得出相同的结果，这一点本无需争论。"),
+    (3, "任何其他结果都会与{authority}多年来处理{area}问题的方式相矛盾。"),
+    (2, "这一结论反映了{area}领域的既定理解，当事人对此也没有提出实质性异议。"),
+]
 
 
 def _zh_lead_polarity(text: str) -> str | None:
-    match = _ZH_LEAD.match(text)
-    if match is None:
-        return None
-    return zh.YES if match.group(1) in ("是的", "是", "对") else zh.NO
+    """是/否 when the answer being rewritten opens with its bottom line (the rule judge's reading)."""
+    lead = cues_zh.lead_polarity(text)
+    return None if lead is None else {"yes": zh.YES, "no": zh.NO}[lead]
 
 
 def _rewrite_zh(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
@@ -360,13 +363,15 @@ def _rewrite_zh(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
         if t.kind == "yesno" or zh.is_yesno(t.question):
             pol = rng.choice([zh.YES, zh.NO])
             statement = zh.declarative(t.question, negate=pol == zh.NO)
-            return sample(_ZH_UNGROUNDED_YESNO).format(
+            text = sample(_ZH_UNGROUNDED_YESNO).format(
                 pol=pol, verdict=_VERDICT[pol], statement=statement, area=area, authority=authority
             )
-        if t.kind == "rule":
-            return sample(_ZH_UNGROUNDED_RULE).format(rule=_ZH_RULES[area], area=area, authority=authority)
-        fake = _zh_fake_specific(t.question, rng)
-        return sample(_ZH_UNGROUNDED_FACT).format(fake=fake, area=area, authority=authority)
+        elif t.kind == "rule":
+            text = sample(_ZH_UNGROUNDED_RULE).format(rule=_ZH_RULES[area], area=area, authority=authority)
+        else:
+            fake = _zh_fake_specific(t.question, rng)
+            text = sample(_ZH_UNGROUNDED_FACT).format(fake=fake, area=area, authority=authority)
+        return _zh_lengthen(text, t, sample)
     if t.task == EXPLAINED_REFUSAL:
         refusal = t.refusal if t.refusal and lang.detect(t.refusal) == "zh" else zh.REFUSAL
         text = sample(_ZH_REFUSAL_OPEN).format(refusal=refusal) + sample(_ZH_REFUSAL_MISSING).format(
@@ -384,8 +389,23 @@ def _rewrite_zh(t: RewriteTask, sample: _Sampler, rng: random.Random) -> str:
     return sample(_ZH_BARE_FACT).format(focus=zh.focus(t.question), short=short)
 
 
+def _zh_lengthen(text: str, t: RewriteTask, sample: _Sampler) -> str:
+    """Further confident sentences, up to three in all, while the answer is short of its target length in
+    Chinese tokens (the length balance may ask for more than the grounded answer it loses to)."""
+    area = zh.area(t.question)
+    for _ in range(3 - len(lang.sentences(text, "zh"))):
+        more = sample(_ZH_UNGROUNDED_MORE).format(area=area, authority=_ZH_AUTHORITIES[area])
+        if lang.count_tokens(text + more, "zh") > t.target_tokens + 5:
+            break
+        text += more
+    return text
+
+
 def _zh_fake_specific(question: str, rng: random.Random) -> str:
-    """A plausible Chinese specific the context never gave: a period, a date, a party, a rate or an amount."""
+    """A plausible Chinese specific the context never gave: a penalty, a period, a date, a party, a rate or
+    an amount."""
+    if any(w in question for w in ("刑罚", "判处", "判了", "判刑")):
+        return f"有期徒刑{rng.choice(['一年', '二年', '三年', '五年', '七年', '十年'])}"
     if any(w in question for w in ("多长", "期限", "刑期", "几个月", "几年", "多久")):
         return f"{rng.choice([6, 9, 12, 18, 24, 30, 36, 48])}个月"
     if any(w in question for w in ("何时", "哪一天", "日期", "什么时候", "哪天")):

@@ -1,10 +1,12 @@
-"""The three rewrite tasks of SPEC 6 as prompts any generator can follow (an LLM, or the offline
+"""The three rewrite tasks of docs/method.md §6 as prompts any generator can follow (an LLM, or the offline
 rewriter, which reads the fields back out of the same prompt text)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from pipeline import language
 
 UNGROUNDED_ANSWER = "ungrounded_answer"
 EXPLAINED_REFUSAL = "explained_refusal"
@@ -49,7 +51,7 @@ def rewrite_prompt(t: RewriteTask) -> str:
         f"Question kind: {t.kind}\n"
         f"Short response: {_one_line(t.original)}\n"
         f"Refusal sentence: {_one_line(t.refusal)}\n"
-        f"Target length: about {t.target_tokens} words\n\n"
+        f"Target length: {_target(t)}\n\n"
         f"{INSTRUCTIONS[t.task]}\nReply with the rewritten response only."
     )
 
@@ -65,8 +67,21 @@ def parse_prompt(prompt: str) -> RewriteTask:
         fields["Question kind"],
         fields["Short response"],
         fields.get("Refusal sentence", ""),
-        int(re.sub(r"\D", "", fields.get("Target length", "")) or 0),
+        int(next(iter(re.findall(r"\d+", fields.get("Target length", ""))), 0)),
     )
+
+
+# Chinese characters per count_tokens unit on judgment prose (1.36-1.50 on tests/fixtures/zh_judgments.json).
+ZH_CHARS_PER_TOKEN = 1.4
+
+
+def _target(t: RewriteTask) -> str:
+    """The length to aim at. Lengths are count_tokens units; a Chinese rewrite also gets them in characters,
+    the unit a writer of Chinese counts in ("words" means nothing definite there)."""
+    if language.detect(t.question) == "zh":
+        chars = round(t.target_tokens * ZH_CHARS_PER_TOKEN)
+        return f"about {t.target_tokens} tokens (about {chars} Chinese characters)"
+    return f"about {t.target_tokens} words"
 
 
 def _one_line(text: str) -> str:

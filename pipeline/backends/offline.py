@@ -1,4 +1,4 @@
-"""The offline panel of SPEC 7: weight-free extractive answerers that really read the context.
+"""The offline panel of docs/method.md §7: weight-free extractive answerers that really read the context.
 
 Each answerer parses the passages, the question and the refusal sentence back out of the prompt text
 (so it sees exactly what a real model sees), splits the passages into sentences, ranks them against
@@ -11,7 +11,10 @@ a script decided it for that item.
 Language: the question's (detected from its text) picks the wording. A Chinese question is ranked on
 jieba content words and answered in Chinese in all four styles; a yes/no answer opens with 是。 or 否。
 (pipeline.language.zh_forms), a refusal is the prompt's refusal sentence when that is Chinese, else
-zh_forms.REFUSAL, and max_new_tokens is counted the Chinese way (about one token per character).
+zh_forms.REFUSAL, and max_new_tokens is counted the Chinese way (language.count_tokens). Judgment prose
+chains a whole finding into one sentence with ， and ；, so a long Chinese sentence is not quoted whole:
+the answer quotes the run of its clauses that carries the question's key terms and figures (zh_span),
+and an answer that would still pass max_new_tokens is rewritten from shorter runs rather than cut.
 English output is unchanged.
 """
 
@@ -25,10 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline import language
+from pipeline import matching as m
 from pipeline.backends.base import BackendError, Request, Response
 from pipeline.code_version import CodeVersion
 from pipeline.language import area, declarative
 from pipeline.language import zh_forms as zh
+from pipeline.matching import cues_zh
 from pipeline.prompts import WORDINGS
 from pipeline.retrieval.tokenize import tokenize
 from pipeline.text import split_sentences
@@ -64,6 +69,15 @@ _CLAUSE = re.compile(r"\s*(?:[,;:](?=\s)|\bwhich\b|\bbecause\b|\bwhereas\b|\balt
 _TOKEN = re.compile(r"\S+")
 # Chinese clauses end at full-width commas, semicolons and colons (no spaces in Chinese text).
 _ZH_CLAUSE = re.compile(r"[，；：]")
+# The same breaks, kept with the clause they end, so a run of clauses is a verbatim piece of the sentence.
+_ZH_CLAUSE_AFTER = re.compile(r"(?<=[，；：])")
+# A Chinese sentence longer than this many tokens (language.count_tokens) is answered from a run of its
+# clauses of at most this length: about 85 characters, a long clause and its neighbours.
+ZH_SPAN_TOKENS = 60
+# A question that asks for a figure: a clause giving one is likelier to hold the answer.
+_ZH_ASKS_FIGURE = re.compile(r"多少|几|何时|哪一天|哪天|哪一年|日期|金额|数额|比例|含量")
+# Budgets tried, in order, when a Chinese answer would pass max_new_tokens (see OfflineAnswerer.answer).
+_ZH_SHRINK = (ZH_SPAN_TOKENS, 40, 24, 12)
 # A number as written in a question or a sentence ("4,665,091.79", "2011"), compared without commas.
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 # A leading frame that names the decision ("According to <title>, "): its figures are not asked about.
@@ -96,10 +110,10 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
     body = head[len(passages_head) :]
     passages: list[tuple[str, str]] = []
     starts: list[tuple[int, int]] = []
-    for m in _MARKER.finditer(body):
+    for marker in _MARKER.finditer(body):
         # Only the next number in sequence is a marker; "[3] " inside a passage text is not.
-        if int(m.group(1)) == len(starts) + 1:
-            starts.append((m.start(), m.end()))
+        if int(marker.group(1)) == len(starts) + 1:
+            starts.append((marker.start(), marker.end()))
     for n, (_, end) in enumerate(starts):
         stop = starts[n + 1][0] if n + 1 < len(starts) else len(body)
         heading, _, text = body[end:stop].strip("\n").partition("\n")
@@ -218,13 +232,91 @@ def zh_polarity(question: str, sentence: str) -> str:
 
 
 def zh_key_clause(sentence: str, question: str) -> str:
-    """The Chinese clause of the sentence that matches the question best (ties: the earlier one)."""
+    """The Chinese clause of the sentence that matches the question best (see _zh_clause_weights; ties:
+    the shorter, then the earlier one)."""
     clauses = [c.strip() for c in _ZH_CLAUSE.split(sentence.rstrip("。！？；")) if len(c.strip()) >= 4]
     if not clauses:
         return sentence
-    query = set(_zh_tokens(question))
-    best = max(enumerate(clauses), key=lambda ic: (len(query & set(_zh_tokens(ic[1]))), -ic[0]))[1]
-    return best + "。"
+    weights = _zh_clause_weights(clauses, question)
+    best = max(range(len(clauses)), key=lambda i: (sum(weights[i].values()), -len(clauses[i]), -i))
+    return clauses[best] + "。"
+
+
+def zh_span(sentence: str, question: str, budget: int = ZH_SPAN_TOKENS) -> str:
+    """What a Chinese answer quotes of `sentence`: the sentence itself when it is within `budget` tokens,
+    else the run of its clauses, verbatim and within the budget where it can be, that carries the
+    question's key terms and figures. The run starts at the best clause and takes in a neighbour while
+    the neighbour adds a key term the run lacks, so "骗取冯某的钱款为198,000元" is not cut from the
+    party it names, and clauses about other matters stay out."""
+    if language.count_tokens(sentence, "zh") <= budget:
+        return sentence
+    clauses = [c for c in _ZH_CLAUSE_AFTER.split(sentence) if c.strip()]
+    if len(clauses) < 2:
+        return sentence
+    weights = _zh_clause_weights(clauses, question)
+    best = max(range(len(clauses)), key=lambda i: (sum(weights[i].values()), -len(clauses[i]), -i))
+    lo = hi = best
+    covered = dict(weights[best])
+    while True:
+        gains = []
+        for j in (lo - 1, hi + 1):
+            if 0 <= j < len(clauses):
+                gain = sum(w for u, w in weights[j].items() if u not in covered)
+                run = "".join(clauses[min(lo, j) : max(hi, j) + 1])
+                if gain > 0 and language.count_tokens(run, "zh") <= budget:
+                    gains.append((gain, -abs(j - best), -j, j))
+        if not gains:
+            break
+        j = max(gains)[-1]
+        covered |= weights[j]
+        lo, hi = min(lo, j), max(hi, j)
+    return "".join(clauses[lo : hi + 1]).strip().rstrip("，；：")
+
+
+def _zh_clause_weights(clauses: Sequence[str], question: str) -> list[dict[str, float]]:
+    """Per clause, the question's key units it holds and their weights. A unit is a character bigram of
+    a key word of the question (found however jieba cuts the clause) or a figure the question states;
+    a unit counts 1 / (clauses holding it), so the term that singles out one clause (冯某 among the
+    parties) outweighs those every clause repeats, and the question's last key word, what it asks about
+    (利率 in "……借款的月利率是多少？"), counts double. A question asking for a figure adds a small weight
+    to each clause that gives one."""
+    query = _zh_key_units(question)
+    asked = m.numbers(question, "zh")
+    held = []
+    for clause in clauses:
+        hay = m.haystack(clause, "zh")
+        units = {u for u in query if u in hay}
+        units |= {f"#{n}" for n in asked & m.numbers(clause, "zh")}
+        if _ZH_ASKS_FIGURE.search(question) and m.numbers(clause, "zh"):
+            units.add("#figure")
+        held.append(units)
+    df = Counter(u for units in held for u in units)
+    return [{u: query.get(u, 0.3 if u == "#figure" else 1.0) / df[u] for u in units} for units in held]
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _zh_key_units(question: str) -> dict[str, float]:
+    """The question's key words as character bigrams, with their weight (2 for the last word, else 1).
+    jieba's dictionary cut leaves a name such as 陈某 as two one-character words; a run of those is
+    joined back into one word, so a name weighs as one term and 某 alone matches nothing."""
+    words: list[str] = []
+    run = ""
+    for w in [*language.words(question, "zh"), ""]:
+        if len(w) == 1 and language.has_cjk(w) and w not in language.STOPWORDS["zh"]:
+            run += w
+            continue
+        if run:
+            words.append(run)
+            run = ""
+        if w:
+            words.append(w)
+    keys = [w for w in words if language.has_cjk(w) and len(w) > 1 and w not in language.STOPWORDS["zh"]
+            and not language.is_numeral(w) and w not in cues_zh.CURRENCY]
+    units: dict[str, float] = {}
+    for n, word in enumerate(keys):
+        for unit in language.ngrams(word, 2, "zh"):
+            units[unit] = max(units.get(unit, 0.0), 2.0 if n == len(keys) - 1 else 1.0)
+    return units
 
 
 class OfflineAnswerer:
@@ -258,7 +350,13 @@ class OfflineAnswerer:
             return _limit(parsed.refusal, request.max_new_tokens, meta)
         meta["passage"] = best.passage
         if chinese:
-            return _limit_zh(self._write_zh(parsed.question, ranked), request.max_new_tokens, meta)
+            # Quote shorter clause runs until the answer fits, as a model asked to be concise would; a
+            # cut answer only when even the shortest runs do not fit.
+            for budget in _ZH_SHRINK:
+                text = self._write_zh(parsed.question, ranked, budget)
+                if language.count_tokens(text, "zh") <= request.max_new_tokens:
+                    break
+            return _limit_zh(text, request.max_new_tokens, meta)
         text = self._write(parsed.question, ranked)
         return _limit(text, request.max_new_tokens, meta)
 
@@ -291,12 +389,16 @@ class OfflineAnswerer:
         return f"{best.sentence} This is the approach usually taken in {area(question)} cases of this kind."
 
 
-    def _write_zh(self, question: str, ranked: list[Ranked]) -> str:
-        """The four styles in Chinese wording; a yes/no answer opens with 是。 or 否。 (zh_forms)."""
+    def _write_zh(self, question: str, ranked: list[Ranked], budget: int = ZH_SPAN_TOKENS) -> str:
+        """The four styles in Chinese wording; a yes/no answer opens with 是。 or 否。 (zh_forms). Each
+        quoted sentence is its zh_span: the whole sentence, or the clauses of a long one that answer."""
         best = ranked[0]
-        yn = zh_polarity(question, best.sentence) if zh.is_yesno(question) else None
+        span = zh_span(best.sentence, question, budget)
+        # Polarity is read on what is quoted: a negation in another clause of a long sentence ("但辩称……
+        # 不能成立") says nothing about the clause that answers.
+        yn = zh_polarity(question, span) if zh.is_yesno(question) else None
         lead = f"{yn}。" if yn else ""
-        sentence = _zh_end(best.sentence)
+        sentence = _zh_end(span)
         if self.style == "cautious":
             return f"{lead}第[{best.passage}]段写明：“{sentence}”"
         if self.style == "confident":
@@ -310,7 +412,7 @@ class OfflineAnswerer:
         second = ranked[1] if len(ranked) > 1 else None
         cited = sorted({best.passage} | ({second.passage} if second else set()))
         refs = "和".join(f"第[{n}]段" for n in cited)
-        body = sentence + (_zh_end(second.sentence) if second else "")
+        body = sentence + (_zh_end(zh_span(second.sentence, question, budget)) if second else "")
         return f"{lead}通读上述段落，答案的依据如下。{body}（见{refs}）"
 
 

@@ -27,10 +27,12 @@ from pipeline.text import stable_hash
 
 EXACT_TYPES = frozenset({"money", "number", "date", "name"})
 _ZH_NUM = "零〇一二两三四五六七八九十百千"
+# One article of a Chinese statute, with its optional paragraph (款) and item (项).
+_ZH_ARTICLE = rf"第[{_ZH_NUM}\d]+条(?:第[{_ZH_NUM}\d]+款)?(?:第[（(][{_ZH_NUM}\d]+[）)]项)?"
 _AUTHORITY = {
-    "zh": re.compile(
-        rf"《[^《》\n]{{2,30}}》第[{_ZH_NUM}\d]+条(?:第[{_ZH_NUM}\d]+款)?(?:第[（(][{_ZH_NUM}\d]+[）)]项)?"
-    ),
+    # A statute with a list of its articles (《证券法》第七十三条、第七十六条): each article is cited on its
+    # own (_citations), so a rule question's answer names all of them.
+    "zh": re.compile(rf"(《[^《》\n]{{2,30}}》)({_ZH_ARTICLE}(?:[、及和]{_ZH_ARTICLE})*)"),
     "en": re.compile(
         r"\b(?:section|article|rule|regulation|clause)\s+\d+[A-Za-z]?(?:\([0-9A-Za-z]{1,4}\))*", re.I
     ),
@@ -127,13 +129,29 @@ def drafts(decision: Decision, passages: Sequence[Passage]) -> list[Draft]:
     return out
 
 
+def _citations(text: str, lang: str) -> list[str]:
+    """Every authority a passage cites, in order, once each. In a Chinese list of one statute's articles
+    (《证券法》第七十三条、第七十六条) each article is a citation of its own, kept as the passage writes it
+    (the later ones without the statute's name), since a fact must be found verbatim in its passage."""
+    if lang != "zh":
+        return list(dict.fromkeys(m.group(0) for m in _AUTHORITY[lang].finditer(text)))
+    cited = []
+    for match in _AUTHORITY["zh"].finditer(text):
+        articles = [a.group(0) for a in re.finditer(_ZH_ARTICLE, match.group(2))]
+        cited.extend([match.group(1) + articles[0], *articles[1:]])
+    return list(dict.fromkeys(cited))
+
+
 def _rule_drafts(decision: Decision, passages: Sequence[Passage], lang: str, words) -> list[Draft]:
     out = []
     for passage in passages:
-        cited = list(dict.fromkeys(m.group(0) for m in _AUTHORITY[lang].finditer(passage.text)))
-        if not cited or len(cited) > MAX_AUTHORITIES:
-            continue
+        cited = _citations(passage.text, lang)
         heading = passage.heading.split("; ")[0]
+        # A section split from a plain full text has no heading, and a rule question names its passage by
+        # the heading: without one it would ask about 'the part headed ""'. Quoting the passage's own
+        # words instead would copy the gold wording (the corpus' max_shared_ngram rule), so no question.
+        if not cited or len(cited) > MAX_AUTHORITIES or not heading:
+            continue
         out.append(
             Draft(
                 key=f"rule/{passage.id}",

@@ -1,4 +1,4 @@
-"""Importers: outside data in documented formats -> the pipeline's records (SPEC 1).
+"""Importers: outside data in documented formats -> the pipeline's records (docs/method.md §1).
 
 Each importer reads one format (documented in data/external/README.md), validates it and raises
 `pipeline.io.InputError` naming the file, the line or JSON path, and the key at fault, so a user can fix

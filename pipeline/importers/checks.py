@@ -1,4 +1,4 @@
-"""Checks every imported decision passes, and the plain format: SPEC 1 Decision records as JSON Lines.
+"""Checks every imported decision passes, and the plain format: docs/method.md §1 Decision records as JSON Lines.
 
 Schema checks (types, safe ids, non-empty text) happen in `pipeline.records.parse`; the rules here are
 the ones a schema cannot say: unique section ids that still make valid passage ids, kinds only for
@@ -23,7 +23,7 @@ MAX_PASSAGE_ID = 190
 def load_records(
     path: Path, taken: set[str], param: str = "decisions.import_path", skips: Skips | None = None
 ) -> list[Decision]:
-    """SPEC 1 Decision JSONL: one file, or every *.jsonl of a folder in name order. `param` is the key
+    """docs/method.md §1 Decision JSONL: one file, or every *.jsonl of a folder in name order. `param` is the key
     that named `path`, for the messages; an invalid record stops the import unless `skips` says skip."""
     skips = skips if skips is not None else Skips(param.rsplit(".path", 1)[0])
     try:

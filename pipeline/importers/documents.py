@@ -1,7 +1,7 @@
 """Decisions from the user's own documents through a field mapping in params (no code to write).
 
 Formats (params `decisions.documents.format`):
-- `records`: JSON Lines of SPEC 1 Decision records, taken as they are (a file, or a folder of *.jsonl);
+- `records`: JSON Lines of docs/method.md §1 Decision records, taken as they are (a file, or a folder of *.jsonl);
 - `jsonl`: one source document (a JSON object with the user's own keys) per line;
 - `json_folder`: a folder of *.json files, each one document (or a list of documents), in name order.
 `mapping` maps a source key to a Decision field: id, title, date, text, case_type, source, analysis,
@@ -35,7 +35,7 @@ from pipeline.params import DocumentsImportParams, ParamsError
 from pipeline.records import Decision, RecordError, parse
 
 SCALAR_TARGETS = {"id", "title", "date", "text", "case_type", "source", "analysis", "outcome", "party"}
-# Kinds implied by a declared field type (SPEC 1): values compared exactly, or by meaning.
+# Kinds implied by a declared field type (docs/method.md §1): values compared exactly, or by meaning.
 KIND_OF_TYPE = {
     "money": "exact",
     "number": "exact",

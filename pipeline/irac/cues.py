@@ -1,4 +1,4 @@
-"""Cue words of the rule-based IRAC system, per language (SPEC 1: cue words follow the record's language).
+"""Cue words of the rule-based IRAC system, per language (docs/method.md §1: cue words follow the record's language).
 
 The rule system ranks a decision's sentences by the cue words of a field or of an IRAC part. English
 cues come from the field guide's names and descriptions; Chinese decisions name their fields in Chinese

@@ -1,5 +1,6 @@
 """Wiring of the irac stage: model systems and the grader behind the response cache, the cached
-embedding similarity per language (checked to cover it), and the metrics of every (system, mode) in one
+embedding similarity per language (checked to cover it) with its model's cosine threshold, the
+calibration of those models on the paraphrase sets, and the metrics of every (system, mode) in one
 JSON-ready dict, scored per (decision, party) and summarised overall, per case type and per language."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from pipeline.backends import make_generator
 from pipeline.backends.cache import CachedGenerator
+from pipeline.embeddings import builtin, calibration
 from pipeline.irac import metrics as m
 from pipeline.irac.llm import Grader, ModelSystem
 from pipeline.irac.schema import field_specs
@@ -40,6 +42,27 @@ def cached_similarity(model: str, cache_dir: Path | None) -> Similarity:
 def embedding_model(params: Params, language: str) -> str:
     """The embedding model of a language: irac.embedding_models[language], else irac.embedding_model."""
     return params.irac.embedding_models.get(language, params.irac.embedding_model)
+
+
+def tau(params: Params, model: str) -> float:
+    """The cosine threshold of an embedding model: irac.tau[model], else the builtin model's default
+    (params validation makes sure one of the two exists)."""
+    value = params.irac.tau.get(model, builtin.default_tau(model))
+    if value is None:
+        raise KeyError(f"irac.tau has no threshold for embedding model {model!r}")
+    return value
+
+
+def taus(params: Params, languages: Sequence[str]) -> dict[str, float]:
+    """language -> the threshold of that language's embedding model."""
+    return {lang: tau(params, embedding_model(params, lang)) for lang in languages}
+
+
+def calibrate(similarity_of: Mapping[str, Similarity], params: Params) -> dict[str, dict[str, Any]]:
+    """The paraphrase / near-miss table (pipeline/embeddings/calibration.py) of each model (model -> its
+    similarity, the stage's cached one); each row carries the model's tau in force and its accuracy."""
+    cosine = {model: calibration.pair_cosine(sim) for model, sim in similarity_of.items()}
+    return calibration.calibrate(cosine, {model: tau(params, model) for model in similarity_of})
 
 
 def check_languages(decisions: Sequence[Decision], params: Params, tokenizer_for: Callable[[str], object] | None = None) -> dict[str, float]:
@@ -114,15 +137,15 @@ def _items(task: str, group: Sequence[IracOutput], by_id: Mapping[str, Decision]
     return items
 
 
-def _score(task: str, items: list[tuple], by_id: Mapping[str, Decision], similarity: Similarity | Mapping[str, Similarity], tau: float) -> list:
-    """Cases in item order, each language's items scored with that language's similarity."""
+def _score(task: str, items: list[tuple], by_id: Mapping[str, Decision], similarity: Similarity | Mapping[str, Similarity], tau: Mapping[str, float]) -> list:
+    """Cases in item order, each language's items scored with that language's similarity and threshold."""
     one = similarity if callable(similarity) else None
     per_language: Mapping[str, Similarity] = similarity if one is None else defaultdict(lambda: one)  # type: ignore[assignment,arg-type,return-value]
     score = m.score_fields_batch if task == "fields" else m.score_analysis_batch
     cases: list = [None] * len(items)
     for language in sorted({by_id[it[0]].language for it in items}):
         index = [i for i, it in enumerate(items) if by_id[it[0]].language == language]
-        for i, case in zip(index, score([items[i] for i in index], per_language[language], tau), strict=True):
+        for i, case in zip(index, score([items[i] for i in index], per_language[language], tau[language]), strict=True):
             cases[i] = case
     return cases
 
@@ -134,8 +157,9 @@ def metrics(
     params: Params,
     similarity: Similarity | Mapping[str, Similarity],
 ) -> dict[str, Any]:
-    """SPEC 11 metrics per (system, mode) for each task, overall, per case type and per language.
-    `similarity` is one function for every language, or one per language."""
+    """docs/method.md §11 metrics per (system, mode) for each task, overall, per case type and per language.
+    `similarity` is one function for every language, or one per language; each language compares
+    cosines with the tau of its embedding model."""
     cfg = params.irac
     by_id = {d.id: d for d in decisions}
     language_of = {d.id: d.language for d in decisions}
@@ -144,13 +168,14 @@ def metrics(
         groups[(o.task, _key(o))].append(o)
     grade_of = {g.output_id: g for g in grades}
     languages = sorted(set(language_of.values()))
+    tau_of = taus(params, languages)
     result: dict[str, Any] = {
         "decisions": len(decisions),
         "cases": sum(len(d.references()) for d in decisions),
         "case_types": dict(sorted(Counter(d.case_type for d in decisions).items())),
         "languages": dict(sorted(Counter(language_of.values()).items())),
         "reference_fields": sum(len(ref) for d in decisions for _, ref in d.references()),
-        "tau": cfg.tau,
+        "tau": tau_of,
         "embedding_model": cfg.embedding_model,
         "embedding_models": {lang: embedding_model(params, lang) for lang in languages},
         "judge": cfg.judge or None,
@@ -161,7 +186,7 @@ def metrics(
     for (task, key), group in sorted(groups.items()):
         group.sort(key=lambda o: o.id)
         items = _items(task, group, by_id)
-        cases = _score(task, items, by_id, similarity, cfg.tau)
+        cases = _score(task, items, by_id, similarity, tau_of)
         summarise = m.summarise_fields if task == "fields" else m.summarise_analyses
         entry = summarise(cases, **boot)
         entry["by_case_type"] = {
@@ -186,6 +211,6 @@ def metrics(
             for d in sorted(decisions, key=lambda d: d.id)
             for party, ref in d.references()
         ]
-        cases = _score("analysis", copies, by_id, similarity, cfg.tau)
+        cases = _score("analysis", copies, by_id, similarity, tau_of)
         result["analysis_whole_text"] = m.summarise_analyses(cases, **boot)
     return result

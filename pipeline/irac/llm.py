@@ -1,4 +1,4 @@
-"""Model systems for the SPEC 11 tasks and the A/B/C grader of analyses, on any generator backend.
+"""Model systems for the docs/method.md §11 tasks and the A/B/C grader of analyses, on any generator backend.
 
 Both follow the house pattern of pipeline/judges/llm.py: every attempt sends the still-invalid items
 to the generator as ONE batch (a served or local model sees whole batches), an invalid reply is asked
@@ -186,7 +186,7 @@ def _ask(
 
 # ------------------------------------------------------------------------------------ model system
 class ModelSystem:
-    """A generator doing the SPEC 11 tasks; `decoding` holds temperature, top_p and max_new_tokens
+    """A generator doing the docs/method.md §11 tasks; `decoding` holds temperature, top_p and max_new_tokens
     (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct")."""
 
     def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
@@ -210,7 +210,7 @@ class ModelSystem:
             raise ValueError(f"unknown IRAC task {task!r} (expected one of {', '.join(TASKS)})")
         if mode not in MODES:
             raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
-        # Task 1 on a decision with several parties: one output per party (SPEC 1).
+        # Task 1 on a decision with several parties: one output per party (docs/method.md §1).
         units: list[tuple[Decision, int | None, str]] = []
         for d in decisions:
             if task == "fields" and d.parties:

@@ -1,4 +1,4 @@
-"""SPEC 11 metrics as pure functions: field completeness and accuracy (task 1), IRAC recall of an
+"""docs/method.md §11 metrics as pure functions: field completeness and accuracy (task 1), IRAC recall of an
 analysis (task 2), the A/B/C judge score, and their summaries with bootstrap intervals over cases.
 
 Similarity is injected (`Similarity`: two lists of texts -> their cosine matrix), so the stage passes
@@ -180,9 +180,9 @@ def score_fields_batch(items: Sequence[FieldItem], similarity: Similarity, tau: 
 def _overall(
     exact_total: int, exact_correct: int, semantic_total: int, semantic_correct: int
 ) -> float | None:
-    """SPEC 11: exact share x exact accuracy + semantic share x semantic accuracy, over the overlap.
+    """docs/method.md §11: exact share x exact accuracy + semantic share x semantic accuracy, over the overlap.
 
-    Written as the SPEC states it; it equals (exact_correct + semantic_correct) / overlap.
+    Written as docs/method.md §11 states it; it equals (exact_correct + semantic_correct) / overlap.
     """
     overlap = exact_total + semantic_total
     if overlap == 0:
@@ -318,7 +318,7 @@ def summarise_analyses(cases: Sequence[AnalysisCase], resamples: int = 1000, see
 
 
 def judge_score(grades: Sequence[str | None]) -> dict:
-    """SPEC 11 judge score: (A + 0.5 B) / n, where n counts EVERY graded analysis including the
+    """docs/method.md §11 judge score: (A + 0.5 B) / n, where n counts EVERY graded analysis including the
     unparseable grades (a grade that could not be read earns nothing: conservative, and it keeps a
     judge that fails often from inflating the score). `score_parseable` divides by A + B + C instead.
     Anything other than "A", "B" or "C" (None included) is unparseable."""

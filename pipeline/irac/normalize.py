@@ -1,4 +1,4 @@
-"""Canonical forms of exact field values (SPEC 11), English and Chinese.
+"""Canonical forms of exact field values (docs/method.md §11), English and Chinese.
 
 `normalize` maps every way of writing one value to one string with a type prefix:
 "15 May 2019", "2019-05-15" and "2019年5月15日" are all "date:2019-05-15"; "HK$1.224 million" is
@@ -432,7 +432,7 @@ def exact_match(predicted: str, reference: str, value_type: str | None = None) -
 
 
 # ---------------------------------------------------------------------------------------------------
-# Declared types (SPEC 1 field_types). The untyped reading above must stay strict ("$3,000" is not
+# Declared types (docs/method.md §1 field_types). The untyped reading above must stay strict ("$3,000" is not
 # "US$3,000", "20" is not "20%") because it cannot know what a value is; a declared type can relax
 # exactly where the type makes the meaning plain: a money field's "4,665,091.79" is an amount of money.
 

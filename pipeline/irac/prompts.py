@@ -1,4 +1,4 @@
-"""The prompts of the SPEC 11 model systems and of the A/B/C grader, in our own wording.
+"""The prompts of the docs/method.md §11 model systems and of the A/B/C grader, in our own wording.
 
 Two tasks (extract the annotated fields as one JSON object; write the legal analysis in IRAC form) in
 three modes: "standard" (the task alone), "expert_steps" (a lawyer's checklist for the case type is
@@ -291,7 +291,7 @@ def grader_prompt(
     """The A/B/C grading prompt of one analysis.
 
     The grader sees the reference fields of the decision as the key points a complete analysis covers,
-    not the decision text: the fields are the annotation the other SPEC 11 metrics score against (so
+    not the decision text: the fields are the annotation the other docs/method.md §11 metrics score against (so
     the grade and IRAC recall judge against the same reference), they hold the rule, its exceptions
     and the orders needed to spot wrong law, and they are a fraction of the text's length, which keeps
     a small judge model within its context. A decision without annotated fields falls back to its text.

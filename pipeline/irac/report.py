@@ -1,4 +1,4 @@
-"""reports/irac.md: the SPEC 11 tables from the metrics dict the irac stage writes as JSON."""
+"""reports/irac.md: the docs/method.md §11 tables from the metrics dict the irac stage writes as JSON."""
 
 from __future__ import annotations
 
@@ -123,8 +123,8 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "# Structured legal reasoning (IRAC)",
         "",
         f"{metrics['decisions']} decisions with annotated fields ({mix}), {metrics['reference_fields']} reference "
-        f"fields. Systems: {', '.join(cfg.systems)}. Semantic matches: cosine of {cfg.embedding_model} "
-        f"embeddings >= {cfg.tau}. Intervals: bootstrap 95% over cases ({cfg.bootstrap_resamples} resamples, "
+        f"fields. Systems: {', '.join(cfg.systems)}. Semantic matches: cosine of the language's embedding model "
+        f">= that model's tau ({_taus(metrics)}; calibration below). Intervals: bootstrap 95% over cases ({cfg.bootstrap_resamples} resamples, "
         f"seed {cfg.bootstrap_seed}).",
     ]
     if offline:
@@ -177,7 +177,39 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "Judge score: (A + 0.5 B) / N over every graded analysis, an unparseable grade counting as neither; "
         + (f"graded by {cfg.judge}." if cfg.judge else "no judge model configured (`irac.judge`), so not run."),
     ]
+    if metrics.get("calibration"):
+        out += ["", *_calibration(metrics["calibration"])]
     return "\n".join(out)
+
+
+def _taus(metrics: dict[str, Any]) -> str:
+    models = metrics.get("embedding_models") or {}
+    return ", ".join(f"{lang} {models.get(lang, '?')} {tau}" for lang, tau in metrics["tau"].items()) or "n/a"
+
+
+def _calibration(table: dict[str, dict[str, Any]]) -> list[str]:
+    """The paraphrase / near-miss calibration of every embedding model in use, with its tau."""
+    lines = [
+        "## Embedding thresholds",
+        "",
+        "How each embedding model in use tells a paraphrase from a near-miss (legal sentence pairs shipped in "
+        "pipeline/embeddings/calibration: per language 20 paraphrases and 20 pairs on the same matter with "
+        "another party, amount or outcome). Cosine mean (sd) per group; best threshold: the cut that classifies "
+        "the most pairs right, with that accuracy; the last column is the accuracy of the tau in force. A model "
+        "whose groups overlap cannot tell a right value from a wrong one near it, whatever tau says.",
+        "",
+        "| model | language | pairs | paraphrase cosine | near-miss cosine | best threshold | accuracy | tau | "
+        "accuracy at tau |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model, rows in table.items():
+        for lang, r in rows.items():
+            lines.append(
+                f"| {model} | {'pooled' if lang == 'all' else lang} | {r['pairs']} | {r['paraphrase']['mean']:.3f} "
+                f"({r['paraphrase']['sd']:.3f}) | {r['other']['mean']:.3f} ({r['other']['sd']:.3f}) | "
+                f"{r['threshold']:.3f} | {r['accuracy']:.3f} | {r['tau']} | {r['accuracy_at_tau']:.3f} |"
+            )
+    return lines
 
 
 def _unstatable(metrics: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """What each annotated field of a decision means: the guide both the rule system and the prompts of model
-systems work from (SPEC 11 task 1 asks for these fields by name; the guide never holds a value).
+systems work from (docs/method.md §11 task 1 asks for these fields by name; the guide never holds a value).
 
 A FieldSpec gives the field's kind (exact or semantic, from the decision), the value type the rule
 system looks for, and a one-line description. The value type is the one the data declares
@@ -117,7 +117,7 @@ _NAME_TYPES: tuple[tuple[str, ValueType], ...] = (
 )
 
 
-# A declared record type (SPEC 1) and the finer rule-system types a written guide may refine it to:
+# A declared record type (docs/method.md §1) and the finer rule-system types a written guide may refine it to:
 # the record says "number" for a multiplier, the guide knows it is written "two times".
 _REFINES: dict[str, frozenset[str]] = {
     "number": frozenset({"number", "times", "percent"}),
@@ -134,7 +134,7 @@ def _warn_inferred(case_type: str) -> None:
         _warned.add(case_type)
         log.warning(
             "IRAC: decisions of case type %r declare no field_types for some fields; their value types "
-            "were inferred from the field names (declare field_types in the data, SPEC 1)",
+            "were inferred from the field names (declare field_types in the data, docs/method.md §1)",
             case_type,
         )
 

@@ -1,4 +1,4 @@
-"""Judges: `rule:<strictness>` (SPEC 7 offline default) and `llm:<backend spec>` (any generator backend).
+"""Judges: `rule:<strictness>` (docs/method.md §7 offline default) and `llm:<backend spec>` (any generator backend).
 
 `make_judge(spec, params)` builds one from a params.judge.judges entry.
 """

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.io import InputError, read_records
-from pipeline.judges.base import JudgeItem, item_language
+from pipeline.judges.base import JudgeItem
+from pipeline.language import refusal_of
 from pipeline.records import QA, Candidate, Context, Label, Passage
 
 INTERIM = Path("data/interim")
@@ -55,21 +56,15 @@ def load_interim(root: Path = INTERIM) -> InterimData:
 
 def judge_items(corpus: InterimData, refusal: str | Mapping[str, str]) -> list[JudgeItem]:
     """One item per candidate. `refusal` is one sentence, or one per language (generate.refusals):
-    then each item gets the refusal of its question's language, and a language without one stops."""
+    then each item gets the refusal of its question's language (pipeline.language.refusal_of), and a
+    language without one stops."""
     items = []
     for cand in corpus.candidates:
         context = corpus.contexts[cand.context_id]
         qa = corpus.qas[context.qa_id]
         passages = tuple(corpus.passages[p] for p in context.passage_ids)
-        sentence = refusal if isinstance(refusal, str) else _refusal_of(refusal, item_language(qa))
-        items.append(JudgeItem(cand, qa, passages, context.answerable, sentence))
+        items.append(JudgeItem(cand, qa, passages, context.answerable, refusal_of(qa.question, refusal)))
     return items
-
-
-def _refusal_of(refusals: Mapping[str, str], lang: str) -> str:
-    if lang not in refusals:
-        raise ValueError(f"no refusal sentence for language {lang!r}: set generate.refusals.{lang}")
-    return refusals[lang]
 
 
 def load_labels(path: Path, candidates: list[Candidate]) -> dict[str, Label]:

@@ -1,4 +1,4 @@
-"""The rule judge of SPEC 7: behaviour from refusal cues and degenerate text; faithfulness by aligning
+"""The rule judge of docs/method.md §7: behaviour from refusal cues and degenerate text; faithfulness by aligning
 each answer sentence with its best-matching context sentence (content words, numbers, polarity);
 correctness and completeness from the QA's facts and qualifiers.
 
@@ -89,6 +89,27 @@ class _Sentence:
     negative: bool
 
 
+# Where a clause ends inside a sentence (a quote's negation is read on its own clause).
+_CLAUSE_END = {"zh": "，；：", "en": ",;:"}
+
+
+def _source_negative(body: str, source: _Sentence, lang: str) -> bool:
+    """Whether the part of the source sentence a claim rests on is negative: the clause(s) holding the
+    claim when it quotes the sentence word for word, else the whole sentence. A clause-level quote from a
+    long sentence ("王某仅于2017年6月30日归还本金50,000元" out of a sentence whose other clause says 未归还)
+    is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
+    its own clause still is."""
+    # Lower case: an answer capitalises the clause it starts with.
+    quote, text = body.strip().rstrip("。.!！?？;；").lower(), source.text.lower()
+    at = text.find(quote) if quote else -1
+    if at < 0:
+        return source.negative
+    ends = _CLAUSE_END.get(lang, _CLAUSE_END["en"])
+    start = max(text.rfind(c, 0, at) for c in ends) + 1
+    after = [i for i in (text.find(c, at + len(quote)) for c in ends) if i >= 0]
+    return m.is_negative(text[start : min(after, default=len(text))], lang)
+
+
 class RuleJudge:
     def __init__(self, strictness: str):
         if strictness not in STRICTNESS:
@@ -171,7 +192,7 @@ class RuleJudge:
         if best is None:
             return "unsupported"
         polarity_ok = not self.cfg.check_polarity or (
-            m.is_negative(body, lang) == best.negative
+            m.is_negative(body, lang) == _source_negative(body, best, lang)
             # The Yes/No must be the answer the supporting sentence gives to the question (when that
             # sentence is about the question at all).
             and (

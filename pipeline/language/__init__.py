@@ -2,7 +2,9 @@
 
 Text API (core): detect, words, content_words, content_ngrams, sentences, count_tokens,
 longest_prefix_within, ngrams,
-is_numeral, has_cjk, check. Numbers (numbers.py): numbers(text, lang) gives canonical amounts and dates
+is_numeral, has_cjk, check. Refusals (refusal.py): refusal_of(question, refusals) is the one rule for
+which refusal sentence a record is held to (its question's language); question_of_prompt finds a pair's
+question. Numbers (numbers.py): numbers(text, lang) gives canonical amounts and dates
 (numbers.canonical and numbers.zh_numeral are there for other normalisers). Chinese segmentation (zh.py)
 is jieba's, built once, quietly. English question-rewriting helpers used by the offline generators and
 the augmenter live in rewrite_en and are re-exported (area, declarative, focus) so
@@ -26,6 +28,7 @@ from pipeline.language.core import (
     words,
 )
 from pipeline.language.numbers import numbers
+from pipeline.language.refusal import question_of_prompt, refusal_of
 from pipeline.language.rewrite_en import area, declarative, focus
 
 __all__ = [
@@ -45,6 +48,8 @@ __all__ = [
     "longest_prefix_within",
     "ngrams",
     "numbers",
+    "question_of_prompt",
+    "refusal_of",
     "sentences",
     "words",
 ]

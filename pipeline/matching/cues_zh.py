@@ -49,16 +49,25 @@ _REFUSAL = re.compile(
     r"|(?:无法|不能|难以|不可能|没法|无从)(?:据此)?(?:回答|确定|判断|得知|得出|确认|知道|推断|作答|给出|回复)"
     r"|不足以(?:回答|确定|判断|得出|作答)"
     r"|(?:只能|只会|将是|会是|纯属)(?:一种)?猜测"
+    # "无法根据所提供的段落回答": the material shown may come between the verb and 回答 (and only that:
+    # "不能根据现有证据确定责任" is a court's finding, not a refusal).
+    r"|(?:无法|不能|难以|没法|无从)(?:根据|依据|仅凭|凭|从)[^，。；！？]{0,12}?(?:段落|材料|资料|上下文|文本|原文)"
+    r"[^，。；！？]{0,4}?(?:回答|确定|判断|得知|得出|作答|给出)"
+    # "需要看到决定的相关部分，才能给出可靠的回答": the answer itself made conditional on more material
+    # ("需经鉴定才能判断过错" is a finding, so 判断 is not enough).
+    r"|需要[^。！？；]{0,20}才能[^。！？；]{0,10}(?:回答|作答|答复)"
 )
 # "没有提及 ..." is a refusal only when its subject is what was shown (or the answerer), so that
 # "公司未披露该信息" stays an answer.
 _MISSING = re.compile(
     r"(?:未|没有|并未|均未|都没有|并没有|没)(?:有)?(?:提及|提到|涉及|说明|载明|记载|包含|列明|写明|给出|指出|讨论|回答)"
+    r"|只字未提|(?:都|均|也)?(?:找不到|查不到|看不到)|没有任何(?:内容|信息|资料|依据)"
 )
 _SHOWN = re.compile(r"段落|材料|上下文|文本|文中|原文|资料|所给|所提供|提供的|以上|上述|这些|它们|我")
 
-# A Yes/No lead: 是/是的/对 or 否/不是/不, then punctuation (so 是否 and 不得 are no lead).
-# As in English, a list marker may come first ("- 是", "1、否").
+# A Yes/No lead: 是/是的/对 or 否/不是/不, then punctuation (so 是否, 不得 and 对张某…… are no lead).
+# As in English, a list marker may come first ("- 是", "1、否"). The one home of this pattern: the rule
+# judge reads an answer's bottom line with it, and the rewriter the polarity of the answer it rewrites.
 _LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*")
 _LEAD_VALUE = {"是的": "yes", "是": "yes", "对": "yes", "否": "no", "不是": "no", "不": "no"}
 # Sentence ends, and a comma before "but/however" so a hedge and an answer in one sentence separate.

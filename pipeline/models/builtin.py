@@ -1,6 +1,6 @@
 """The built-in base model: a small Llama-architecture causal LM pretrained on the corpus itself.
 
-It exists so DPO and scoring run on a real causal LM with no downloaded weights (SPEC 7). The corpus is
+It exists so DPO and scoring run on a real causal LM with no downloaded weights (docs/method.md §7). The corpus is
 every passage plus every QA written as one chat exchange (gold passage and question -> reference answer),
 so the model has seen the chat template before it is asked to score responses. Questions of the val and
 test pairs are held out: the base model must not have read the reference answers it is evaluated on.

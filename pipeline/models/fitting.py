@@ -1,4 +1,4 @@
-"""Fitting a pair into max_length without cutting the evidence, the question or the instructions (SPEC 9).
+"""Fitting a pair into max_length without cutting the evidence, the question or the instructions (docs/method.md §9).
 
 Training and scoring both call `fit_pair`, so a model is trained and scored on the same tokens. A pair
 fits when its rendered prompt plus the longer response is at most max_length tokens. When it does not:

@@ -1,6 +1,6 @@
 """How a pair's prompt and responses become model text: one rendering shared by training and scoring.
 
-The prompt is rendered with the tokenizer's chat template when it has one (SPEC 9), as a single user
+The prompt is rendered with the tokenizer's chat template when it has one (docs/method.md §9), as a single user
 turn followed by the assistant header. Responses are scored/trained as the plain response text followed
 by EOS (TRL appends EOS the same way), so "finished answer" is part of what the model judges.
 """

@@ -1,4 +1,4 @@
-"""The numbers of the reward-model report (SPEC 9), from aligned score arrays: no files, no rendering.
+"""The numbers of the reward-model report (docs/method.md §9), from aligned score arrays: no files, no rendering.
 
 Systems are the scored models (base and one per adapter) and three rules on the same pairs: prefer the
 longer response, prefer the shorter, and passage-blind (a refusal wins, otherwise the longer answer).

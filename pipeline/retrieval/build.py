@@ -3,7 +3,7 @@
 Lives here, not in the stage, because the data report ranks the same questions with the same retrievers
 (gold recall@10 per language) and must see exactly what the contexts stage saw.
 
-Dense retrieval follows the question's language (SPEC 1): a question in language L is ranked by
+Dense retrieval follows the question's language (docs/method.md §1): a question in language L is ranked by
 `contexts.dense_language_models[L]` (else `contexts.dense_model`; an alias variant `dense.<alias>` always
 uses `contexts.dense_models[<alias>]`). Before any embedding, each model's tokenizer must know its language:
 on the questions and passages written in L, an unknown-token rate above `contexts.max_unknown_token_rate`
@@ -117,7 +117,9 @@ def make_retrievers(
             mine = [q for q, lang in zip(questions, q_lang, strict=True) if plan[lang][0] == model]
             embedder = Embedder(model, cache_dir, batch_size=cfg.embed_batch_size)
             bar = progress(model, len(docs) + len(mine)) if progress else None
-            by_model[model] = DenseRetriever(embedder.embed(docs, progress=bar), embedder.embed(mine, progress=bar))
+            # Passages as passages (e5's passage prefix; a symmetric model ignores the flag), questions as queries.
+            docs_rows = embedder.embed(docs, progress=bar, passage=True)
+            by_model[model] = DenseRetriever(docs_rows, embedder.embed(mine, progress=bar))
             log.info("dense model %s: %d texts encoded, the rest from cache", model, embedder.encoded)
         if len(by_model) == 1:
             retrievers[source] = next(iter(by_model.values()))

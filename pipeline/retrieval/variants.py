@@ -1,7 +1,12 @@
-"""The context variants of SPEC 2: which passages a question is shown, and where its gold passage sits.
+"""The context variants of docs/method.md §2: which passages a question sees, and where its gold sits.
 
 Pure: passages, questions and retrievers in, Context records out. Retrievers are looked up by the
 variant's source ("bm25", "dense"), so tests can hand in fakes and the stage hands in the real ones.
+
+Distractors are drawn in the question's language (that of its gold passage): a context mixing two
+languages is unanswerable at a glance, and a reward model would learn the script instead of the content.
+Only when a language runs out of passages do other languages fill the remaining slots (the contexts
+stage counts them, pipeline/retrieval/languages.py), so a report can say how far a corpus falls short.
 """
 
 from __future__ import annotations
@@ -88,6 +93,7 @@ def build_contexts(
     retrievers: Mapping[str, Retriever],
     pool: int,
     progress: Callable[[int], None] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> list[Context]:
     """One Context per (question, variant), sorted by id.
 
@@ -96,6 +102,10 @@ def build_contexts(
     Distractors never come from the gold passage's family (gold_surrounding alone takes neighbours of
     the same decision on purpose), and a passage whose text duplicates the gold passage or an earlier
     distractor is skipped, so a "distractor" can never be the evidence under another id.
+
+    `languages[i]` is the language of `passages[i]` (None: one language). A question's distractors come
+    from its gold passage's language; passages of other languages fill in only once that language has no
+    candidate left outside the family. gold_surrounding stays in one decision, hence one language.
     """
     if k < 1:
         raise ValueError(f"contexts.k must be >= 1, got {k}")
@@ -105,6 +115,15 @@ def build_contexts(
     missing = sorted({s for s in needed if s.startswith(("bm25", "dense"))} - set(retrievers))
     if missing:
         raise ValueError(f"no retriever given for {missing}")
+
+    if languages is not None and len(languages) != len(passages):
+        raise ValueError(f"{len(languages)} passage languages for {len(passages)} passages")
+    lang_of = list(languages) if languages is not None else [""] * len(passages)
+    by_language: dict[str, list[int]] = defaultdict(list)
+    for i, lang in enumerate(lang_of):
+        by_language[lang].append(i)
+    # Once per language: a retriever, which ranks the whole corpus, skips these like the family.
+    foreign = {lang: set(range(len(passages))) - set(members) for lang, members in by_language.items()}
 
     index = {p.id: i for i, p in enumerate(passages)}
     by_family: dict[str, list[int]] = defaultdict(list)
@@ -129,6 +148,14 @@ def build_contexts(
             )
         family = by_family[qa.family]
         family_set = set(family)
+        lang = lang_of[gold]
+        family_here = sum(lang_of[i] == lang for i in family)
+        own = Pool(
+            by_language[lang],
+            family_set,
+            len(by_language[lang]) - family_here,
+            family_set | foreign[lang] if foreign[lang] else family_set,
+        )
         mine: list[Context] = []
         for variant in variants:
             spec = variant_spec(variant)
@@ -146,19 +173,32 @@ def build_contexts(
                 mine.append(Context(cid, qa.id, variant, True, [passages[i].id for i in ids], slot))
                 continue
             need = k - 1 if spec.answerable else k
-            if spec.source == "random":
-                rng = random.Random(stable_hash(seed, "contexts", qa.id, variant))
-                ranked = _random_order(rng, len(passages), family_set, need + pool)
-            else:
-                ranked = retrievers[spec.source].top(qi, pool, family_set)
-            chosen = _distinct(ranked, norm_text, norm_text[gold], need)
+            rng = (
+                random.Random(stable_hash(seed, "contexts", qa.id, variant))
+                if spec.source == "random"
+                else None
+            )
+            seen = {norm_text[gold]}
+            chosen, exhausted = _draw(own, need, spec.source, qi, rng, retrievers, pool, norm_text, seen)
+            if len(chosen) < need and exhausted and foreign[lang]:
+                others = Pool(
+                    sorted(foreign[lang]),
+                    family_set,
+                    len(foreign[lang]) - (len(family) - family_here),
+                    family_set.union(by_language[lang]),
+                )
+                more, _ = _draw(
+                    others, need - len(chosen), spec.source, qi, rng, retrievers, pool, norm_text, seen
+                )
+                chosen += more
             if len(chosen) < need:
                 outside = len(passages) - len(family)
                 raise ContextError(
                     qa.id,
                     "family",
                     f"variant {variant} needs {need} distractors outside family {qa.family!r}, found only "
-                    f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool})",
+                    f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool}"
+                    + (f", other languages filling in once {lang!r} runs out)" if foreign[lang] else ")"),
                 )
             if spec.answerable:
                 slot = gold_slot(qa.id, variant, k)
@@ -184,27 +224,64 @@ def _surrounding(members: list[int], gold: int, k: int, qa_id: str, variant: str
     return members[start : start + size], where - start
 
 
-def _random_order(rng: random.Random, n: int, exclude: set[int], want: int) -> list[int]:
-    """A uniform random ordering of up to `want` indices outside `exclude` (rejection on the family,
-    which is small next to the corpus, so this stays O(want))."""
-    outside = n - len(exclude)
+@dataclass(frozen=True)
+class Pool:
+    """Where a question's distractors may come from: the passages `members` (indices, ascending) outside
+    its `family`, `outside` of them. `skip` is what a retriever, which ranks the whole corpus, must pass
+    over: the family plus every passage that is not a member."""
+
+    members: Sequence[int]
+    family: set[int]
+    outside: int
+    skip: set[int]
+
+
+def _draw(
+    where: Pool,
+    need: int,
+    source: str,
+    qi: int,
+    rng: random.Random | None,
+    retrievers: Mapping[str, Retriever],
+    pool: int,
+    norm_text: list[str],
+    seen: set[str],
+) -> tuple[list[int], bool]:
+    """Up to `need` distinct distractors from `where`, best first, and whether `where` ran dry (every
+    candidate was looked at), which alone lets another language fill in: a short list from a full pool
+    means duplicates ate the pool, not that the language lacks passages."""
+    if rng is not None:
+        ranked = _random_order(rng, where.members, where.family, where.outside, need + pool)
+    else:
+        ranked = retrievers[source].top(qi, pool, where.skip)
+    return _distinct(ranked, norm_text, seen, need), len(ranked) >= where.outside
+
+
+def _random_order(
+    rng: random.Random, members: Sequence[int], exclude: set[int], outside: int, want: int
+) -> list[int]:
+    """A uniform random ordering of up to `want` of the `outside` members not in `exclude` (rejection on
+    the family, which is small next to the corpus, so this stays O(want)). With every passage as
+    `members` the draws are those of a plain range, so a one-language corpus gets the contexts it
+    always got."""
     want = min(want, outside)
     if want <= 0:
         return []
     if outside <= 4 * want:
-        return rng.sample([i for i in range(n) if i not in exclude], want)
+        return rng.sample([i for i in members if i not in exclude], want)
     out: list[int] = []
     seen: set[int] = set()
     while len(out) < want:
-        i = rng.randrange(n)
+        i = members[rng.randrange(len(members))]
         if i not in exclude and i not in seen:
             seen.add(i)
             out.append(i)
     return out
 
 
-def _distinct(ranked: Sequence[int], norm_text: list[str], gold_text: str, need: int) -> list[int]:
-    seen = {gold_text}
+def _distinct(ranked: Sequence[int], norm_text: list[str], seen: set[str], need: int) -> list[int]:
+    """The first `need` of `ranked` whose text is not in `seen` (the gold's and earlier picks'), which
+    it extends, so a fill-in never repeats a text the question's own language already gave."""
     out: list[int] = []
     for i in ranked:
         if norm_text[i] in seen:

@@ -1,4 +1,4 @@
-"""Pair scoring: sum and mean log-prob of each response given the prompt (SPEC 9); the score stage
+"""Pair scoring: sum and mean log-prob of each response given the prompt (docs/method.md §9); the registry
 derives the reference-relative ref_sum / ref_mean from the base model's pass.
 
 - encode: token ids of (prompt, chosen, rejected) with the chat template, fitted to max_length by
@@ -7,6 +7,8 @@ derives the reference-relative ref_sum / ref_mean from the base model's pass.
 - two_pass: the plain scorer (one full forward per response); the equality reference.
 - naive: the LegalRewardBench style (batch 1, full log_softmax); a benchmark baseline only.
 - batching: length bucketing under a token budget.
+- registry: score.scorer name -> scorer (its function, its batches, whether it shares a trunk), and the
+  one place sum/mean/ref_sum/ref_mean and `correct` are computed (the score stage only calls it).
 - bench: `python -m pipeline.scoring.bench` -> reports/bench/scoring.json.
 - shared_trunk: base and top-layer adapters over one pass of the layers they share (score stage);
   `python -m pipeline.scoring.bench_trunk` -> reports/bench/shared_trunk.json.

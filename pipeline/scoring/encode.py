@@ -1,6 +1,6 @@
 """Token ids of (prompt, chosen, rejected) as every scorer sees them.
 
-The prompt and responses are rendered by pipeline.models (chat template when the model has one, SPEC 9;
+The prompt and responses are rendered by pipeline.models (chat template when the model has one, docs/method.md §9;
 response + EOS, exactly as training sees them) and each part is tokenized on its own, as TRL does.
 Tokenizing the parts separately makes the ids identical whichever scorer runs, so the shared-prefix and
 two-pass scorers compare exactly the same token sequences. Over-long pairs go through the same

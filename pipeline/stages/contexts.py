@@ -1,5 +1,8 @@
-"""Stage `contexts`: the SPEC 2 variants for every question (data/interim/contexts.jsonl).
+"""Stage `contexts`: the docs/method.md §2 variants for every question (data/interim/contexts.jsonl).
 
+Distractors are in the question's language, read from the decisions (and corpus.qa_import for an outside
+QA set); where a language runs short, passages of another fill in, and contexts_stats.json beside the
+contexts counts them per language and variant (pipeline/retrieval/languages.py).
 Dense variants rank each question with its language's embedding model, and stop before embedding when that
 model's tokenizer does not cover the language (contexts.dense_language_models, allow_uncovered_language;
 pipeline/retrieval/build.py).
@@ -14,9 +17,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline.io import InputError, iter_json, read_records, write_records
-from pipeline.records import QA, Passage
-from pipeline.retrieval import build
+from pipeline.io import InputError, iter_json, read_records, write_json, write_records
+from pipeline.records import QA, Decision, Passage
+from pipeline.retrieval import build, languages
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, no_answer, sources
 from pipeline.stages import run, start
@@ -41,13 +44,22 @@ def main(argv: list[str] | None = None) -> None:
     needed = sources(cfg.variants)
     passages = read_records(args.passages, Passage)
     qas = read_records(args.qa, QA)
+    passage_languages = _languages(args, params, passages)
     # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants.
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir))
     try:
         with tqdm(total=len(qas), desc="contexts", unit="q", leave=False) as bar:
             contexts = build_contexts(
-                passages, qas, cfg.variants, cfg.k, params.seed, retrievers, cfg.pool, progress=bar.update
+                passages,
+                qas,
+                cfg.variants,
+                cfg.k,
+                params.seed,
+                retrievers,
+                cfg.pool,
+                progress=bar.update,
+                languages=passage_languages,
             )
     except ContextError as exc:
         line = next(
@@ -55,21 +67,38 @@ def main(argv: list[str] | None = None) -> None:
         )
         raise InputError(args.qa, line, exc.field, f"question {exc.qa_id!r}: {exc.message}") from None
     count = write_records(args.out, contexts)
+    stats = languages.fill_ins(contexts, qas, passages, passage_languages, cfg.variants)
+    write_json(args.stats, stats)
     short = sum(1 for c in contexts if c.variant != "gold_only" and len(c.passage_ids) < cfg.k)
     # Imported questions with no answer (SQuAD 2.0 "impossible"): all their contexts are unanswerable.
     impossible = sum(1 for q in qas if no_answer(q))
     print(
         f"contexts: {count} contexts ({len(qas)} questions x {len(cfg.variants)} variants, k={cfg.k}; "
         f"{impossible} questions without an answer, unanswerable in every variant) "
-        f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions) "
-        f"-> {args.out} in {time.perf_counter() - started:.1f}s"
+        f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions); "
+        f"{stats['fill_ins_total']} distractors in another language than the question's, where its language "
+        f"ran short ({args.stats}) -> {args.out} in {time.perf_counter() - started:.1f}s"
     )
+
+
+def _languages(args: argparse.Namespace, params, passages: list[Passage]) -> list[str]:
+    """Each passage's language, from its decision's record or the outside QA set's declared language."""
+    decision_language = {d.id: d.language for d in read_records(args.decisions, Decision)}
+    qa_import = params.corpus.qa_import
+    imported = (qa_import.id_prefix, qa_import.language) if qa_import.format != "none" else None
+    try:
+        return languages.passage_languages(passages, decision_language, imported)
+    except languages.UnknownDecision as exc:
+        line = next((n for i, (n, _) in enumerate(iter_json(args.passages)) if i == exc.index), None)
+        raise InputError(args.passages, line, "decision_id", exc.message) from None
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--passages", default="data/interim/passages.jsonl")
     parser.add_argument("--qa", default="data/interim/qa.jsonl")
+    parser.add_argument("--decisions", default="data/raw/decisions.jsonl")
     parser.add_argument("--out", default="data/interim/contexts.jsonl")
+    parser.add_argument("--stats", default="data/interim/contexts_stats.json")
     parser.add_argument("--cache-dir", default="data/cache/embeddings")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline import params as params_mod
 from pipeline.corpus import make_questions, split_passages
 from pipeline.importers import Skips, write_skipped
-from pipeline.importers.squad import load_squad
+from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, read_records, write_records
 from pipeline.records import QA, Decision, Passage
 from pipeline.stages import run, start
@@ -33,8 +33,8 @@ def build(
     cfg = p.corpus
     passages = split_passages(decisions, cfg.min_passage_chars, cfg.max_passage_chars)
     imported: tuple[list[Passage], list[QA]] = ([], [])
-    if cfg.qa_import.format == "squad":
-        imported = load_squad(cfg.qa_import, root, skips)
+    if cfg.qa_import.format != OFF:
+        imported = reader("corpus.qa_import", cfg.qa_import.format)(cfg.qa_import, root, skips)
         log.info("imported %d passages, %d questions from %s", len(imported[0]), len(imported[1]), cfg.qa_import.path)
     ids = Counter(x.id for x in passages + imported[0])
     clash = sorted(i for i, n in ids.items() if n > 1)
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     write_records(args.passages_out, passages)
     write_records(args.qa_out, qas)
-    write_skipped(args.qa_out, *([skips] if p.corpus.qa_import.format != "none" else []))
+    write_skipped(args.qa_out, *([skips] if p.corpus.qa_import.format != OFF else []))
     kinds = Counter(q.kind for q in qas)
     mix = ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
     notes = {"fields_undeclared", "gold_ambiguous_kept"}

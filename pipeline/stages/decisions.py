@@ -10,8 +10,7 @@ from pathlib import Path
 
 from pipeline import params as params_mod
 from pipeline.importers import Skips, write_skipped
-from pipeline.importers.checks import load_records
-from pipeline.importers.documents import load_documents
+from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, write_records
 from pipeline.params import EXTERNAL
 from pipeline.records import Decision
@@ -23,10 +22,11 @@ OUT = Path("data/raw/decisions.jsonl")
 
 
 def load_imported(path: str | Path, taken: set[str]) -> list[Decision]:
-    """User decisions (SPEC 1 records) from a JSONL file or a folder of them, validated beyond the schema:
+    """User decisions (docs/method.md §1 records) from a JSONL file or a folder of them, validated beyond the schema:
     ids unique across `taken` (the synthetic ids), sections present with unique ids, field_kinds only for
-    filled fields, the declared language matching the text."""
-    return load_records(Path(path), taken)
+    filled fields, the declared language matching the text. The records reader of decisions.documents,
+    with messages that name decisions.import_path."""
+    return reader("decisions.import_path", "records")(Path(path), taken)
 
 
 def build(p: params_mod.Params, root: Path = Path("."), skips: Skips | None = None) -> list[Decision]:
@@ -43,8 +43,9 @@ def build(p: params_mod.Params, root: Path = Path("."), skips: Skips | None = No
         imported = load_imported(root / cfg.import_path, {d.id for d in decisions})
         log.info("imported %d decisions from %s", len(imported), cfg.import_path)
         decisions += imported
-    if cfg.documents.format != "none":
-        mapped = load_documents(cfg.documents, root, {d.id for d in decisions}, skips)
+    if cfg.documents.format != OFF:
+        mapped = reader("decisions.documents", cfg.documents.format)(cfg.documents, root, {d.id for d in decisions},
+                                                                     skips)
         log.info("imported %d decisions (%s) from %s", len(mapped), cfg.documents.format, cfg.documents.path)
         decisions += mapped
     if not decisions:
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
         # One line naming file, line and field; the previous output stays as it was.
         sys.exit(f"decisions: error: {exc}")
     write_records(args.out, decisions)
-    write_skipped(args.out, *([skips] if p.decisions.documents.format != "none" else []))
+    write_skipped(args.out, *([skips] if p.decisions.documents.format != OFF else []))
     by_type: dict[str, int] = {}
     for d in decisions:
         by_type[d.case_type] = by_type.get(d.case_type, 0) + 1

@@ -23,7 +23,8 @@ from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
 from pipeline.backends.cache import ResponseCache, compacting, run_cached
 from pipeline.importers import Skips, write_skipped
-from pipeline.importers.candidates import ContextIndex, load_candidates
+from pipeline.importers.candidates import ContextIndex
+from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
@@ -52,7 +53,7 @@ def build_requests(
     cfg: params_mod.GenerateParams,
     seed: int,
 ) -> list[tuple[Context, Request]]:
-    """One request per context: the SPEC 3 prompt and the decoding params (pure)."""
+    """One request per context: the docs/method.md §3 prompt and the decoding params (pure)."""
     d = cfg.decoding
     out = []
     for c in contexts:
@@ -143,13 +144,14 @@ def main(argv: list[str] | None = None) -> None:
     with compacting(args.cache_dir) as cache_dir:
         candidates, calls = generate_candidates(jobs, generators, cache_dir, budgets=cfg.budgets, seed=params.seed)
     skips = Skips("generate.import_candidates", cfg.import_candidates.on_invalid)
-    if cfg.import_candidates.format == "jsonl":
+    if cfg.import_candidates.format != OFF:
         index = ContextIndex(all_contexts, qas, passages)
-        outside = load_candidates(Path(cfg.import_candidates.path), index, {c.id for c in candidates}, skips)
+        read = reader("generate.import_candidates", cfg.import_candidates.format)
+        outside = read(Path(cfg.import_candidates.path), index, {c.id for c in candidates}, skips)
         log.info("imported %d outside answers from %s%s", len(outside), cfg.import_candidates.path, skips.note())
         candidates = sorted(candidates + outside, key=lambda c: c.id)
     count = write_records(args.out, candidates)
-    write_skipped(args.out, *([skips] if cfg.import_candidates.format != "none" else []))
+    write_skipped(args.out, *([skips] if cfg.import_candidates.format != OFF else []))
 
     refusals = {r.strip() for r in cfg.refusal_by_language().values()}
     answered = Counter(c.generator for c in candidates if c.text.strip() not in refusals)

@@ -1,4 +1,4 @@
-"""Stage `irac`: structured legal reasoning (SPEC 11) on the decisions with annotated fields.
+"""Stage `irac`: structured legal reasoning (docs/method.md §11) on the decisions with annotated fields.
 
 Every system in irac.systems does task 1 (extract the fields) and task 2 (write the analysis) in every
 prompt mode; outputs are scored against the decisions' fields (field completeness, exact and semantic
@@ -8,6 +8,8 @@ accuracy, overall accuracy, IRAC recall) and, when irac.judge names a model, gra
 Model calls go through a response cache (data/cache/irac/responses), so a restarted stage pays nothing twice.
 Each language's embedding model (irac.embedding_models, else irac.embedding_model) must cover it: the stage
 stops before any work when its tokenizer leaves too many tokens unknown (irac.max_unknown_token_rate).
+Semantic matches compare cosines with that model's irac.tau; the report shows how each model in use
+separates paraphrases from near-misses (pipeline/embeddings/calibration), recomputed on every run.
 """
 
 from __future__ import annotations
@@ -91,22 +93,24 @@ def main(argv: list[str] | None = None) -> None:
     cfg = params.irac
     decisions = select(read_records(args.decisions, Decision), cfg.max_decisions)
     cache_dir = Path(args.cache_dir)
-    # Before any model call: every language's embedding model must cover it (SPEC 1).
+    # A DVC output: it must exist even when nothing is embedded (every field exact, e.g. zh money/date/name).
+    (cache_dir / "embeddings").mkdir(parents=True, exist_ok=True)
+    # Before any model call: every language's embedding model must cover it (docs/method.md §1).
     try:
         evaluate.check_languages(decisions, params)
     except CoverageError as exc:
-        raise SystemExit(f"irac: error: {exc}") from None
+        raise SystemExit(f"irac: error: {' '.join(str(exc).split())}") from None
     grades: list[IracGrade] = []
     # Model responses (a DVC output): on success they hold exactly this run's calls.
     with compacting(cache_dir / "responses"):
         outputs = run_systems(decisions, params, cache_dir)
         if cfg.judge:
             grades = evaluate.grade(outputs, decisions, params, cache_dir)
-    similarity = {
-        lang: evaluate.cached_similarity(evaluate.embedding_model(params, lang), cache_dir / "embeddings")
-        for lang in sorted({d.language for d in decisions})
-    }
-    metrics = evaluate.metrics(outputs, grades, decisions, params, similarity)
+    model_of = {lang: evaluate.embedding_model(params, lang) for lang in sorted({d.language for d in decisions})}
+    by_model = {m: evaluate.cached_similarity(m, cache_dir / "embeddings") for m in sorted(set(model_of.values()))}
+    metrics = evaluate.metrics(outputs, grades, decisions, params, {lang: by_model[m] for lang, m in model_of.items()})
+    # Always current: the table is made with the very models (and cache) that scored this run.
+    metrics["calibration"] = evaluate.calibrate(by_model, params)
     out = Path(args.out)
     write_records(out / "outputs.jsonl", outputs)
     write_records(out / "grades.jsonl", grades)

@@ -22,12 +22,13 @@ from pipeline import params as params_mod
 from pipeline import stats
 from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, csv_text, read_records, write_json, write_text
+from pipeline.language import question_of_prompt, refusal_of
 from pipeline.params import run_names
-from pipeline.preferences import refusal_of
 from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
+from pipeline.reporting.provenance import sources_text
 from pipeline.stages import run, start
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
@@ -40,10 +41,10 @@ BASE_NAME = "base"  # the score stage's name for the base model (pipeline.stages
 BASE_META = Path("models/base/meta.json")
 CURVES = Path("reports/training")
 
-# SPEC 8 training defaults: the report lists every run parameter that differs from them (the values of
-# TrainParams' defaults, which are SPEC 8's).
-SPEC8 = params_mod.TrainParams()
-SPEC8_KEYS = ("lr", "epochs", "batch_size", "grad_accum", "max_length", "beta", "loss_type", "lora.r", "lora.alpha",
+# docs/method.md §8 training defaults: the report lists every run parameter that differs from them (the values of
+# TrainParams' defaults, which are docs/method.md §8's).
+METHOD_TRAIN = params_mod.TrainParams()
+METHOD_TRAIN_KEYS = ("lr", "epochs", "batch_size", "grad_accum", "max_length", "beta", "loss_type", "lora.r", "lora.alpha",
               "lora.dropout")
 
 
@@ -67,10 +68,21 @@ def align(records: list[Score], ids: list[str], where: str) -> Scored:
 
 def pair_info(pairs: list[Any], base: Scored, refusals: dict[str, str]) -> PairInfo:
     obj = lambda xs: np.asarray(list(xs), dtype=object)  # noqa: E731
-    blind = passage_blind([p.chosen for p in pairs], [p.rejected for p in pairs], base.chosen_tokens,
-                          base.rejected_tokens, lambda text: is_refusal(text, refusal_of(text, refusals)))
     return PairInfo([p.id for p in pairs], obj(p.split for p in pairs), obj(p.dimension for p in pairs),
-                    obj(p.variant for p in pairs), blind)
+                    obj(p.variant for p in pairs), _passage_blind(pairs, base, refusals))
+
+
+def _passage_blind(pairs: list[Any], base: Scored, refusals: dict[str, str]) -> np.ndarray:
+    """The passage-blind rule per pair, each pair's answers held to the refusal sentence of its question
+    (pipeline.language.refusal_of); the rule reads one pair at a time, so it runs once per sentence."""
+    sentences = [refusal_of(question_of_prompt(p.prompt), refusals) for p in pairs]
+    blind = np.zeros(len(pairs), dtype=bool)
+    for sentence in sorted(set(sentences)):
+        idx = [i for i, s in enumerate(sentences) if s == sentence]
+        blind[idx] = passage_blind([pairs[i].chosen for i in idx], [pairs[i].rejected for i in idx],
+                                   base.chosen_tokens[idx], base.rejected_tokens[idx],
+                                   lambda text, s=sentence: is_refusal(text, s))
+    return blind
 
 
 def load_runs(adapters: Path, models: list[str]) -> tuple[dict[str, Run], dict[str, dict]]:
@@ -163,32 +175,18 @@ def margin_scale(scored: dict, info: dict[str, PairInfo], models: list[str], bas
     return out
 
 
-def data_description(prm: params_mod.Params) -> str:
-    """Which data ran: synthetic decisions and every import the params switch on (files and languages)."""
-    d = prm.decisions
-    parts = []
-    if d.synthetic:
-        parts.append(f"{d.n_decisions} synthetic English decisions (seeded generator)")
-    if d.import_path:
-        parts.append(f"decision records from `{d.import_path}`")
-    if d.documents.format != "none":
-        parts.append(f"{d.documents.language} documents from `{d.documents.path}` ({d.documents.format}, mapped)")
-    qa = prm.corpus.qa_import
-    if qa.format != "none":
-        parts.append(f"{qa.language} QA set with its own contexts from `{qa.path}` ({qa.format})")
-    cands = prm.generate.import_candidates
-    if cands.format != "none":
-        parts.append(f"outside answers from `{cands.path}`")
-    if prm.train.external_pairs.format != "none":
-        parts.append(f"outside pairs from `{prm.train.external_pairs.path}`")
-    return "; ".join(parts) or "none"
+def data_line(data_details: dict) -> str:
+    """Which data ran, as the data report counted it from the records (never from the params alone)."""
+    text = sources_text(data_details.get("data_sources"))
+    return f"- Data: {text}." if text else ("- Data: not known (reports/data_details.json has no `data_sources`: "
+                                            "re-run the data_report stage).")
 
 
-def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict) -> list[str]:
+def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict, data_details: dict) -> list[str]:
     if prm.profile == "offline":
         n = base_meta.get("n_params")
         size = f"{n / 1e6:.2f}M-parameter" if isinstance(n, (int, float)) else "small"
-        what = (f"**What ran: offline default** -- extractive panel, rule judge, built-in {size} "
+        what = (f"**What ran: offline profile** -- extractive panel, rule judge, built-in {size} "
                 f"Llama-architecture model trained by the pipeline (pretrain stage).")
     else:
         model = base_meta.get("base_model", prm.pretrain.base_model)
@@ -198,7 +196,7 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict) -> 
     sp, rp = prm.score, prm.report
     cap = (f"at most {sp.max_pairs} pairs per corpus and split (seeded, the same pairs for every model)"
            if sp.max_pairs else "all pairs")
-    lines = [what, "", f"- Data: {data_description(prm)}."]
+    lines = [what, "", data_line(data_details)]
     lines += [f"- Scoring: {scores_meta.get('scorer', sp.scorer)} through the fused kernel, response + EOS given "
               f"the chat-templated prompt, max_length {sp.max_length} (over-long: {scores_meta.get('overlong')}); "
               f"splits {', '.join(sp.splits)}; {cap}. Ties count as wrong.",
@@ -214,8 +212,8 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict) -> 
                      f"out, {fit.get('gold_lost', 0)} gold passages lost.")
     dev = spec8_deviations(prm.train)
     if dev:
-        lines.append("- Training deviates from the SPEC 8 defaults (to fit the CPU budget; the GPU profile keeps "
-                     "them): " + ", ".join(f"{k} {v} (SPEC {s})" for k, (v, s) in dev.items()) + ".")
+        lines.append("- Training deviates from the docs/method.md §8 defaults (to fit the CPU budget; the GPU profile keeps "
+                     "them): " + ", ".join(f"{k} {v} (§8: {s})" for k, (v, s) in dev.items()) + ".")
     extra = {k: v for k, v in (("max_steps", prm.train.max_steps), ("max_pairs", prm.train.max_pairs))
              if v not in (None, -1, 0)}
     if extra:
@@ -262,7 +260,7 @@ def _get(obj: Any, dotted: str) -> Any:
 
 
 def spec8_deviations(t: params_mod.TrainParams) -> dict[str, tuple[Any, Any]]:
-    return {k: (_get(t, k), _get(SPEC8, k)) for k in SPEC8_KEYS if _get(t, k) != _get(SPEC8, k)}
+    return {k: (_get(t, k), _get(METHOD_TRAIN, k)) for k in METHOD_TRAIN_KEYS if _get(t, k) != _get(METHOD_TRAIN, k)}
 
 
 def details_json(res: dict[str, Any], main_scoring: str) -> dict[str, Any]:
@@ -349,7 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     ctx = {"params": prm, "scores_meta": meta, "runs": run_meta, "data_metrics": data_metrics,
            "augment_meta": augment_meta,
            "scale": margin_scale(scored, info, models, rp.baseline, rp.main_split)}
-    header = header_lines(prm, base_meta, meta)
+    header = header_lines(prm, base_meta, meta, data_metrics)
     from pipeline import plots
 
     order = markdown.system_order(models, rp.baseline)

@@ -1,4 +1,4 @@
-"""Stage `score`: the base model and every adapter score the train-sample/val/test pairs of both corpora (SPEC 9).
+"""Stage `score`: the base model and every adapter score the train-sample/val/test pairs of both corpora (docs/method.md §9).
 
 Output data/scores/<model>/<corpus>.jsonl holds one Score record per pair per scoring: `sum` and `mean`
 log-prob of the response under the model, and for adapters `ref_sum` / `ref_mean`, the same minus the
@@ -8,9 +8,9 @@ rather than recomputed (tests/test_scoring.py checks the equality with `disable_
 data/scores/meta.json says which pairs were scored and how over-long prompts were fitted, per variant.
 
 With score.launch.num_processes N > 1 the stage re-runs itself on N ranks (pipeline/distributed.py). The
-pairs of each corpus are shared out in whole scorer batches (`scoring_units`), so every pair is scored in
-exactly the batch it has on one process; rank 0 gathers the results, puts them back in pair order and
-writes the same bytes as a one-process run.
+pairs of each corpus are shared out in whole scorer batches (the scorer's `units`,
+pipeline/scoring/registry.py), so every pair is scored in exactly the batch it has on one process; rank 0
+gathers the results, puts them back in pair order and writes the same bytes as a one-process run.
 """
 
 from __future__ import annotations
@@ -26,24 +26,17 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from pipeline import distributed
+from pipeline import distributed, stats
 from pipeline.io import InputError, atomic_dir, read_records, require_finite, write_json, write_records
 from pipeline.models.fitting import FittedPair, fit_counts
 from pipeline.models.loading import unwrap
 from pipeline.params import run_names
-from pipeline.records import Pair, Score
-from pipeline.scoring import (
-    EncodedPair,
-    ResponseScores,
-    encode_pairs,
-    encoded,
-    score_shared_prefix,
-    score_two_pass,
-)
-from pipeline.scoring.batching import length_batches
+from pipeline.records import Pair
+from pipeline.sampling import seeded_sample
+from pipeline.scoring import EncodedPair, ResponseScores, encode_pairs, encoded
+from pipeline.scoring.registry import Scorer, score_records, scorer, scorings
 from pipeline.scoring.shared_trunk import TrunkBatch, score_from_trunk, shared_layers, trunk_batches
 from pipeline.stages import run, start
-from pipeline.text import stable_hash
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
 log = logging.getLogger("pipeline.stages.score")
@@ -56,39 +49,12 @@ BASE_NAME = "base"
 
 
 def select_pairs(pairs: Sequence[Any], max_pairs: int, seed: int, salt: str) -> list[Any]:
-    """All pairs, or the max_pairs with the smallest seeded hash of (salt, id); always sorted by id.
+    """All pairs, or the seeded sample of max_pairs (pipeline/sampling.py); always sorted by id.
 
-    The train split uses the corpus name as salt, the key of the training cap (training.data.cap), so
-    its sample is a subset of the pairs the runs on that corpus trained on.
+    The train split uses the corpus name as salt, as the training cap (training.data.cap) does, so its
+    sample is a subset of the pairs the runs on that corpus trained on.
     """
-    chosen = list(pairs)
-    if 0 < max_pairs < len(chosen):
-        chosen = sorted(chosen, key=lambda p: (stable_hash(seed, salt, p.id), p.id))[:max_pairs]
-    return sorted(chosen, key=lambda p: p.id)
-
-
-def score_records(model_name: str, pairs: Sequence[Pair], scores: ResponseScores,
-                  reference: ResponseScores | None = None) -> list[Score]:
-    """One Score per pair per scoring, ordered by (scoring, pair id); ties count as wrong.
-
-    With a reference, ref_sum / ref_mean (policy minus reference log-prob) follow sum and mean.
-    """
-    columns = [("mean", scores.chosen_mean, scores.rejected_mean), ("sum", scores.chosen_sum, scores.rejected_sum)]
-    if reference is not None:
-        columns += [("ref_mean", scores.chosen_mean - reference.chosen_mean,
-                     scores.rejected_mean - reference.rejected_mean),
-                    ("ref_sum", scores.chosen_sum - reference.chosen_sum,
-                     scores.rejected_sum - reference.rejected_sum)]
-    out = []
-    for scoring, c_arr, r_arr in columns:
-        for i, pair in enumerate(pairs):
-            c, r = float(c_arr[i]), float(r_arr[i])
-            out.append(Score(
-                pair_id=pair.id, model=model_name, scoring=scoring, chosen=c, rejected=r, margin=c - r,
-                correct=bool(c > r), chosen_tokens=int(scores.chosen_tokens[i]),
-                rejected_tokens=int(scores.rejected_tokens[i]),
-            ))
-    return out
+    return sorted(seeded_sample(pairs, max_pairs, seed, salt), key=lambda p: p.id)
 
 
 def run_adapters(root: Path, train: Any) -> list[Path]:
@@ -165,38 +131,10 @@ def require_scorable(name: str, files: dict[str, Path], selected: Sequence[Any],
                                            "raise score.max_length")
 
 
-def scoring_units(encoded_pairs: Sequence[EncodedPair], scorer: str, batch_tokens: int) -> list[list[int]]:
-    """Groups of pair indices, each a union of whole batches the scorer forms over all the pairs (its
-    length_batches): the scorer forms exactly those batches again over any union of groups (it closes a
-    batch on the batch's own longest row and size alone), so a shard scores every pair with the same
-    padding and neighbours -- the same floats -- as one process does. shared_prefix: one group per
-    batch; two_pass batches rows (two per pair), so a group joins the batches a pair's rows fall in --
-    usually one group for the whole corpus: two_pass (the equality reference) gains nothing from more
-    processes; shared_prefix, the default, is the scorer that scales."""
-    if scorer == "shared_prefix":
-        return length_batches([p.shared_length for p in encoded_pairs], batch_tokens)
-    rows = [len(p.prompt) + len(r) for p in encoded_pairs for r in (p.chosen, p.rejected)]
-    parent = list(range(len(encoded_pairs)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for batch in length_batches(rows, batch_tokens):
-        first = root(batch[0] // 2)
-        for row in batch[1:]:
-            parent[root(row // 2)] = first
-    groups: dict[int, list[int]] = {}
-    for i in range(len(encoded_pairs)):
-        groups.setdefault(root(i), []).append(i)
-    return sorted(groups.values(), key=lambda g: g[0])
-
-
-def shard_of(corpus: EvalCorpus, scorer: str, batch_tokens: int, rank: int, world: int) -> list[int]:
-    """The pair indices of `rank`: whole scoring units, balanced by padded tokens."""
-    units = scoring_units(corpus.encoded, scorer, batch_tokens)
+def shard_of(corpus: EvalCorpus, how: Scorer, batch_tokens: int, rank: int, world: int) -> list[int]:
+    """The pair indices of `rank`: whole units of the scorer's batches (the same padding and neighbours,
+    so the same floats, as on one process), balanced by padded tokens."""
+    units = how.units(corpus.encoded, batch_tokens)
     costs = [len(u) * max(corpus.encoded[i].shared_length for i in u) for u in units]
     mine = distributed.balanced_shards(costs, world)[rank]
     return sorted(i for u in mine for i in units[u])
@@ -222,9 +160,9 @@ def merge_scores(parts: Sequence[ResponseScores], indices: Sequence[Sequence[int
 TRUNK_BYTES = 2 * 1024**3
 
 
-def trunk_split(adapters: Sequence[Path], model: Any, corpora: Sequence[EvalCorpus], scorer: str) -> int:
+def trunk_split(adapters: Sequence[Path], model: Any, corpora: Sequence[EvalCorpus], how: Scorer) -> int:
     """The layers below every adapter's LoRA layers, when scoring over them once pays and fits (0: no)."""
-    split = shared_layers(adapters) if scorer == "shared_prefix" and adapters else 0
+    split = shared_layers(adapters) if how.shares_trunk and adapters else 0
     tokens = max((sum(p.shared_length for p in c.encoded) for c in corpora), default=0)
     if split and tokens * unwrap(model).config.hidden_size * 4 > TRUNK_BYTES:
         log.info("shared trunk off: %d tokens of hidden states would not fit %d bytes", tokens, TRUNK_BYTES)
@@ -232,7 +170,7 @@ def trunk_split(adapters: Sequence[Path], model: Any, corpora: Sequence[EvalCorp
     return split
 
 
-def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, label: str,
+def run_scorer(model: Any, corpus: EvalCorpus, how: Scorer, batch_tokens: int, label: str,
                trunk: tuple[int, list[TrunkBatch]] | None = None) -> ResponseScores:
     """`model`'s scores of `corpus`; with `trunk` (split, its batches) only the layers above it run."""
     with tqdm(total=len(corpus.pairs), desc=f"score {label}/{corpus.name}", unit="pair", leave=False,
@@ -240,11 +178,8 @@ def run_scorer(model: Any, corpus: EvalCorpus, scorer: str, batch_tokens: int, l
         if trunk is not None:
             scores = score_from_trunk(model, trunk[1], trunk[0], len(corpus.encoded))
             bar.update(len(corpus.pairs))
-        elif scorer == "shared_prefix":
-            scores = score_shared_prefix(model, corpus.encoded, batch_tokens=batch_tokens, progress=bar.update)
-        else:  # the two-pass scorer reports rows, two per pair
-            scores = score_two_pass(model, corpus.encoded, batch_tokens=batch_tokens,
-                                    progress=lambda rows: bar.update(rows / 2))
+        else:
+            scores = how.score(model, corpus.encoded, batch_tokens, bar.update)
     for field in ("chosen_sum", "rejected_sum"):
         # A NaN or inf log-prob would count as a wrong answer and pass into every statistic unseen.
         require_finite(getattr(scores, field), f"model {label}: {field} log-probs of corpus {corpus.name}",
@@ -269,6 +204,7 @@ def _score(args: argparse.Namespace, params: Any) -> None:
     from pipeline.models import load_base, load_with_adapter
 
     started = time.perf_counter()
+    how = scorer(sp.scorer)
     model, tokenizer = load_base(args.base)
     corpora = [
         load_eval_corpus(name, Path(args.pairs_root), sp.splits, sp.max_pairs, params.seed, tokenizer,
@@ -280,25 +216,25 @@ def _score(args: argparse.Namespace, params: Any) -> None:
              {c.name: len(c.pairs) for c in corpora}, len(run_names(params.train)), sp.scorer, backend(),
              f", rank {rank} of {world}" if world > 1 else "")
     # Each rank scores its shard of every corpus (on one process: the corpus itself).
-    shards = {c.name: shard_of(c, sp.scorer, sp.batch_tokens, rank, world) if world > 1 else None for c in corpora}
+    shards = {c.name: shard_of(c, how, sp.batch_tokens, rank, world) if world > 1 else None for c in corpora}
     mine = [c if shards[c.name] is None else subset(c, shards[c.name]) for c in corpora]
     trained = [Path(args.adapters) / n for n in run_names(params.train)
                if (Path(args.adapters) / n / "adapter_config.json").exists()]
-    split = trunk_split(trained, model, mine, sp.scorer)
+    split = trunk_split(trained, model, mine, how)
     # The layers every model shares run once per corpus (adapters with LoRA on the top layers only).
     trunks = {c.name: (split, trunk_batches(model, c.encoded, split, sp.batch_tokens)) for c in mine} if split else {}
     if split:
         log.info("scoring over a shared trunk of %d layers", split)
     results: dict[str, dict[str, ResponseScores]] = {BASE_NAME: {}}
     for corpus in mine:
-        results[BASE_NAME][corpus.name] = run_scorer(model, corpus, sp.scorer, sp.batch_tokens, BASE_NAME,
+        results[BASE_NAME][corpus.name] = run_scorer(model, corpus, how, sp.batch_tokens, BASE_NAME,
                                                      trunks.get(corpus.name))
     # After the base: a base with broken log-probs is reported first, as every adapter is retrained on it.
     adapters = run_adapters(Path(args.adapters), params.train)
     for adapter in adapters:
         model = load_with_adapter(model, adapter)
         results[adapter.name] = {
-            c.name: run_scorer(model, c, sp.scorer, sp.batch_tokens, adapter.name, trunks.get(c.name)) for c in mine
+            c.name: run_scorer(model, c, how, sp.batch_tokens, adapter.name, trunks.get(c.name)) for c in mine
         }
     if world > 1:
         gathered = distributed.gather_to_main((shards, results))
@@ -330,12 +266,13 @@ def _score(args: argparse.Namespace, params: Any) -> None:
     n_pairs = sum(len(c.pairs) for c in corpora)
     scored_models = len(adapters) + 1
     for name, by in sorted(results.items()):
-        ref = results[BASE_NAME]
-        log.info("%s: accuracy sum %s, ref_sum %s", name,
-                 {c.name: round(float(np.mean(by[c.name].chosen_sum > by[c.name].rejected_sum)), 3) for c in corpora},
-                 {c.name: round(float(np.mean(by[c.name].chosen_sum - ref[c.name].chosen_sum
-                                              > by[c.name].rejected_sum - ref[c.name].rejected_sum)), 3)
-                  for c in corpora})
+        accuracy: dict[str, dict[str, float]] = {"sum": {}, "ref_sum": {}}
+        for c in corpora:
+            # The base's ref scores are 0 on both sides: ties, so its ref_sum accuracy reads 0.
+            for scoring, chosen, rejected in scorings(by[c.name], results[BASE_NAME][c.name]):
+                if scoring in accuracy:
+                    accuracy[scoring][c.name] = round(stats.accuracy(stats.correct_from_scores(chosen, rejected)), 3)
+        log.info("%s: accuracy sum %s, ref_sum %s", name, accuracy["sum"], accuracy["ref_sum"])
     print(f"score: {scored_models} models x {n_pairs} pairs in {elapsed:.1f}s "
           f"({scored_models * n_pairs / elapsed:.1f} pairs/s, {sp.scorer}) -> {args.out}")
 

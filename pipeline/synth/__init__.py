@@ -1,7 +1,7 @@
-"""Seeded synthetic legal decisions (SPEC 7): the offline default corpus.
+"""Seeded synthetic legal decisions (docs/method.md §7): the offline default corpus.
 
 Three case types share one shape -- 6 to 9 sections of 60-140 words with varied headings and phrasings,
-plus annotated `fields` (SPEC 11 IRAC style), `field_kinds` and declared `field_types` (each module's
+plus annotated `fields` (docs/method.md §11 IRAC style), `field_kinds` and declared `field_types` (each module's
 FIELD_TYPES: nothing is left to be guessed from a field's name); exact values appear verbatim in the text,
 semantic ones (issue, rule, application, benefit, ...) may restate it in other words:
 - insider_trading: market misconduct tribunal penalty decisions. Exact fields: decision_date, respondent,

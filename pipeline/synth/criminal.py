@@ -141,7 +141,7 @@ def _term(n_months: int) -> str:
     return years(n_months // 12) if n_months % 12 == 0 else months(n_months)
 
 
-# Declared value types (SPEC 1); sentences and periods are "text" (the field guide refines them).
+# Declared value types (docs/method.md §1); sentences and periods are "text" (the field guide refines them).
 FIELD_TYPES = {
     "decision_date": "date", "defendant": "name", "offence": "text", "court": "name", "starting_point": "text",
     "discount": "number", "full_discount": "yesno", "discount_qualifier": "text", "sentence": "text",

@@ -1,4 +1,4 @@
-"""Insider-trading penalty decisions of a market misconduct tribunal, with the IRAC fields of SPEC 11."""
+"""Insider-trading penalty decisions of a market misconduct tribunal, with the IRAC fields of docs/method.md §11."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def _company(rng: random.Random) -> tuple[str, str]:
     return f"{short} {rng.choice(SUFFIXES)}", short
 
 
-# Declared value types (SPEC 1). Durations, multiples and citations have no type of their own in the
+# Declared value types (docs/method.md §1). Durations, multiples and citations have no type of their own in the
 # record: they are "number" or "text", and the IRAC field guide refines them for the rule system.
 FIELD_TYPES = {
     "decision_date": "date", "respondent": "name", "company": "name", "company_short": "name",

@@ -112,7 +112,7 @@ QUESTIONS = [
 ]
 
 
-# Declared value types (SPEC 1); periods and clauses are "text" (the field guide refines them).
+# Declared value types (docs/method.md §1); periods and clauses are "text" (the field guide refines them).
 FIELD_TYPES = {
     "decision_date": "date", "landlord": "name", "tenant": "name", "property": "text", "monthly_rent": "money",
     "tenancy_start": "date", "arrears_amount": "money", "arrears_terms": "text", "possession_granted": "yesno",

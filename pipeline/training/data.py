@@ -17,12 +17,12 @@ from typing import Any
 from transformers import PreTrainedTokenizerBase
 
 from pipeline.importers import Skips
-from pipeline.importers.pairs import read_outside_pairs
+from pipeline.importers.registry import OFF, reader
 from pipeline.io import read_records
 from pipeline.kernels import IGNORE_INDEX
 from pipeline.models.fitting import fit_counts, fit_pair
 from pipeline.records import Pair
-from pipeline.text import stable_hash
+from pipeline.sampling import seeded_sample
 
 CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
 EXTERNAL = "external"
@@ -64,11 +64,11 @@ def corpus_parts(corpus: str) -> list[str]:
     return parts
 
 
-def load_external(path: str | Path, on_invalid: str = "stop") -> list[Example]:
-    """External general contextual pairs (pipeline/importers/pairs.py: the format, its checks and
-    `on_invalid`). Their prompts have no known passage structure, so an over-long one is left out and
-    counted (pipeline.models.fitting), never cut. An empty file stops."""
-    pairs = read_outside_pairs(path, Skips("train.external_pairs", on_invalid))
+def load_external(path: str | Path, on_invalid: str = "stop", fmt: str = "jsonl") -> list[Example]:
+    """External general contextual pairs in format `fmt` (its reader in pipeline/importers/registry.py: the
+    format, its checks and `on_invalid`). Their prompts have no known passage structure, so an over-long
+    one is left out and counted (pipeline.models.fitting), never cut. An empty file stops."""
+    pairs = reader("train.external_pairs", fmt)(path, Skips("train.external_pairs", on_invalid))
     return [Example(p.id, p.prompt, p.chosen, p.rejected, EXTERNAL) for p in pairs]
 
 
@@ -90,9 +90,9 @@ class OutsidePair:
 
 def outside_eval_pairs(external: Any, root: str | Path = ".") -> list[OutsidePair]:
     """train.external_pairs as an evaluation corpus, sorted by id."""
-    if external.format == "none":
+    if external.format == OFF:
         raise ValueError("score.corpora lists external, but train.external_pairs.format is none")
-    found = load_external(Path(root) / external.path, getattr(external, "on_invalid", "stop"))
+    found = load_external(Path(root) / external.path, getattr(external, "on_invalid", "stop"), external.format)
     pairs = [OutsidePair(e.id, e.prompt, e.chosen, e.rejected) for e in found]
     return sorted(pairs, key=lambda p: p.id)
 
@@ -103,11 +103,11 @@ def load_training_examples(corpus: str, split: str = "train", external_pairs: An
     examples: list[Example] = []
     for part in corpus_parts(corpus):
         if part == EXTERNAL:
-            if external_pairs is None or external_pairs.format == "none":
+            if external_pairs is None or external_pairs.format == OFF:
                 raise ValueError(f"corpus {corpus!r} needs train.external_pairs (format jsonl and a path)")
             if split == "train":
                 examples.extend(load_external(Path(root) / external_pairs.path,
-                                                getattr(external_pairs, "on_invalid", "stop")))
+                                              getattr(external_pairs, "on_invalid", "stop"), external_pairs.format))
             continue
         pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
         examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part, p.variant, p.passage_spans,
@@ -117,12 +117,9 @@ def load_training_examples(corpus: str, split: str = "train", external_pairs: An
 
 
 def cap(examples: Sequence[Example], max_pairs: int | None, seed: int) -> list[Example]:
-    """A seeded subset of at most max_pairs (all when None or <= 0), chosen by a stable hash of the id."""
-    if not max_pairs or max_pairs <= 0 or len(examples) <= max_pairs:
-        return list(examples)
-    ranked = sorted(examples, key=lambda e: (stable_hash(seed, e.source, e.id), e.id))
-    keep = {(e.source, e.id) for e in ranked[:max_pairs]}
-    return [e for e in examples if (e.source, e.id) in keep]
+    """A seeded subset of at most max_pairs (all when None or <= 0), in input order; each corpus part
+    salts its own ids, so scoring's train sample of a corpus is drawn from the pairs kept here."""
+    return seeded_sample(examples, max_pairs, seed, lambda e: e.source)
 
 
 def tokenize(examples: Sequence[Example], tokenizer: PreTrainedTokenizerBase, max_length: int,

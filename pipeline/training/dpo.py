@@ -145,6 +145,8 @@ class KernelDPOTrainer(DPOTrainer):
                         "turns the KV cache off) and one process (DDP syncs gradients from its own forward); "
                         "this run uses logprobs 'kernel'")
 
+    # Overrides a private method of TRL's DPOTrainer, checked against TRL 1.16.0 (its __init__ calls it);
+    # tests/test_trl_compat.py fails if the installed TRL renames it or changes its parameters.
     def _prepare_dataset(self, dataset, processing_class, args, dataset_name):
         # pipeline.training.data already tokenized (with the shared rendering and the over-long policy).
         if "prompt_ids" in dataset.column_names:
@@ -165,6 +167,8 @@ class KernelDPOTrainer(DPOTrainer):
         return (supports_custom_mask(unwrap(self.model)) and not self.args.gradient_checkpointing
                 and distributed.world_size() == 1)
 
+    # Overrides a private method of TRL's DPOTrainer, checked against TRL 1.16.0 (compute_loss calls it;
+    # the attributes read here are TRL's); tests/test_trl_compat.py fails if the installed TRL changes them.
     def _compute_loss(self, model, inputs, return_outputs):
         if self.logprobs_mode == "trl" or not self._kernel_supported() or return_outputs:
             return super()._compute_loss(model, inputs, return_outputs)

@@ -1,4 +1,4 @@
-"""One training run: LoRA adapter on the base model with DPO or SFT (SPEC 8), given tokenized rows.
+"""One training run: LoRA adapter on the base model with DPO or SFT (docs/method.md §8), given tokenized rows.
 
 `train_adapter` is the pure core of the train stage: model + tokenizer + rows + params in, trained
 PEFT model + curve out. The stage does the file I/O around it.
@@ -131,7 +131,7 @@ def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: S
              objective: str, t: TrainParams, seed: int, out_dir: str):
     if objective == "dpo":
         data = Dataset.from_list([{k: r[k] for k in ("prompt_ids", "chosen_ids", "rejected_ids")} for r in rows])
-        # TRL's DPO turns dropout off by default; keep SPEC 8's LoRA dropout on the policy (the reference,
+        # TRL's DPO turns dropout off by default; keep docs/method.md §8's LoRA dropout on the policy (the reference,
         # the adapter disabled, has no LoRA dropout to disagree with).
         # TRL turns gradient checkpointing on by default; the shared-prompt path needs the KV cache it turns
         # off, and keeps less in memory anyway (train.trainer_kwargs can still turn it on: logprobs "kernel").

@@ -1,0 +1,178 @@
+"""Markdown of the data report (reports/data.md) from `data_analysis.build_metrics`'s numbers: no
+computation of results here."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pipeline.params import Params
+from pipeline.preferences import SPLITS
+from pipeline.records import PAIR_DIMENSIONS
+from pipeline.reporting.markdown import table
+from pipeline.reporting.provenance import sources_text
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "n/a"
+        # Small but non-zero shares (e.g. reversed pairs) must not print as 0.000.
+        return f"{value:.1e}" if 0 < abs(value) < 5e-4 else f"{value:.3f}"
+    return str(value)
+
+
+def header_line(params: Params) -> str:
+    if params.profile == "offline":
+        return "offline profile: extractive panel, rule judge"
+    return (
+        f"profile {params.profile}: generators {', '.join(params.generate.panel)}; "
+        f"judges {', '.join(params.judge.judges)}; rewriter {params.augment.rewriter}"
+    )
+
+
+def _table(headers: list[str], rows) -> str:
+    return table(headers, rows, cell=_fmt)
+
+
+def render(m: dict[str, Any], params: Params) -> str:
+    primary = params.judge.judges[0]
+    out = [
+        "# Data report",
+        "",
+        f"**What ran:** {header_line(params)}. Data: {sources_text(m.get('data_sources')) or 'none'}. "
+        f"Primary judge `{primary}` builds the pairs; pair variants: {', '.join(params.pairs.variants)}.",
+        "",
+        *(render_skips(m["imports"]) if m.get("imports") else []),
+    ]
+    out += _corpus(m["corpus"]) + _quality(m["quality"]) + _pairs(m["pairs"])
+    out += _lengths(m["length"]) + _rewrites(m["augmentation"], params.augment.rewriter, primary)
+    out += ["## Judges", "", _table(["judge", "labels", "unparseable"],
+                                    [[j, v["labels"], v["unparseable"]] for j, v in m["judges"].items()]), ""]
+    out += render_languages(m["by_language"])
+    out += _agreement(m["agreement"], m["robustness"])
+    return "\n".join(out)
+
+
+def _corpus(c: dict[str, Any]) -> list[str]:
+    counts = [[item, c[item]] for item in ("decisions", "passages", "questions", "contexts", "candidates")]
+    out = ["## Corpus", "", _table(["item", "count"], counts), ""]
+    for title, key in (("decisions by case type", "decisions_by_case_type"), ("questions by kind", "questions_by_kind"),
+                       ("contexts by variant", "contexts_by_variant"),
+                       ("candidates by generator", "candidates_by_generator")):
+        out += [_table([title, "count"], sorted(c[key].items())), ""]
+    return out
+
+
+def _quality(quality: dict[str, Any]) -> list[str]:
+    rows = [[variant, who, s["n"], s.get("ideal_rate"), s.get("attempted_rate"), s.get("correct_refusal_rate")]
+            for variant, by_who in quality.items() for who, s in by_who.items()]
+    return ["## Answer quality (primary judge)", "",
+            "Answerable variants: ideal-answer rate (attempted, fully supported, correct and complete) and "
+            "attempted rate. Unanswerable variants: correct-refusal rate (abstained).", "",
+            _table(["variant", "generator", "n", "ideal", "attempted", "correct refusal"], rows), ""]
+
+
+def _pairs(pairs: dict[str, Any]) -> list[str]:
+    pc, skipped = pairs["counts"], pairs["skipped"]
+    return ["## Pairs by split and dimension", "",
+            _table(["split", *PAIR_DIMENSIONS, "total"],
+                   [[s, *(pc[s][d] for d in PAIR_DIMENSIONS), pc[s]["total"]] for s in SPLITS]), "",
+            "Not paired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items())) + ".", ""]
+
+
+def _lengths(length: dict[str, Any]) -> list[str]:
+    sides = ("chosen_before", "rejected_before", "chosen_after", "rejected_after")
+    return ["## Length by transition (count_tokens units: words and marks in English; in Chinese about one per "
+            "two characters of a word, one per digit and mark; before -> after augmentation)", "",
+            _table(["transition", "pairs", "rewritten", *(s.replace("_", " ") for s in sides)],
+                   [[k, v["n"], v["augmented"], *(v[f"mean_{s}"] for s in sides)] for k, v in length.items()]), ""]
+
+
+def _rewrites(augmentation: dict[str, Any], rewriter: str, judge: str) -> list[str]:
+    outcomes = ("planned", "kept_for_balance", "rewritten", "failed_check", "dropped_by_judge")
+    return [f"Rewrites by task ({rewriter}; each rewrite re-judged by {judge}; a pair whose rewrites all fail "
+            "keeps its original side):", "",
+            _table(["task", "short side found", "left as is for the length balance", "rewritten", "failed the check",
+                    "dropped by re-judging"], [[k, *(v[o] for o in outcomes)] for k, v in augmentation.items()]), ""]
+
+
+def _agreement(agreement: dict[str, Any], robustness: dict[str, Any]) -> list[str]:
+    if not agreement:
+        return ["Only one judge configured: no agreement or robustness figures.", ""]
+    return ["Agreement over candidates every judge labelled on the dimension (raw = mean pairwise agreement, "
+            "chance = sum of squared category shares):", "",
+            _table(["dimension", "items", "raw", "chance", "Fleiss kappa"],
+                   [[d, v["items"], v["raw"], v["chance"], v["kappa"]] for d, v in agreement.items()]), "",
+            "Robustness: the primary judge's pairs rebuilt from each other judge's labels (kept = same "
+            "direction, reversed = swapped, lost = tie or skipped).", "",
+            _table(["judge", "scope", "pairs", "kept", "reversed", "lost"],
+                   [[j, scope, r["pairs"], r["kept"], r["reversed"], r["lost"]]
+                    for j, v in robustness.items() for scope, r in v.items()]), ""]
+
+
+def render_languages(m: dict) -> list[str]:
+    """The "By language" section of data.md."""
+    behaviours = sorted({b for row in m["labels"].values() for b in row})
+    langs = sorted(m["questions"])
+    return [
+        "## By language",
+        "",
+        "Language of a question: that of its question and reference answer. Labels of the primary judge:",
+        "",
+        _table(["language", "questions", *behaviours],
+               [[lang, m["questions"][lang], *(m["labels"].get(lang, {}).get(b, 0) for b in behaviours)]
+                for lang in langs]),
+        "",
+        _table(["pairs: dimension", *langs], [[d, *(row[lang] for lang in langs)] for d, row in m["pairs"].items()]),
+        "",
+        "Gold recall@10 over all passages (answerable questions; the contexts stage's BM25 and dense "
+        "retrievers): low dense recall means the dense variants' distractors are close to random (a model "
+        "that does not read a language can still score well by script alone when that language has few "
+        "passages).",
+        "",
+        _table(["language", "questions", "BM25", "dense"],
+               [[lang, r["questions"], r["bm25"], r["dense"]] for lang, r in m["recall_at_10"].items()]),
+        "",
+        *(_fill_ins(m["fill_ins"]) if "fill_ins" in m else []),
+    ]
+
+
+def _fill_ins(counts: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+    """Distractors of another language than the question's, which the contexts stage takes only where the
+    question's own language has too few passages: a reward model could tell them apart by script alone."""
+    rows = [[lang, variant, r["contexts"], r["distractors"], r["fill_ins"], r["contexts_filled"]]
+            for lang, by_variant in counts.items() for variant, r in by_variant.items() if r["fill_ins"]]
+    if not rows:
+        return ["Cross-language fill-ins: none (every question's distractors are in its own language).", ""]
+    return ["Cross-language fill-ins (the contexts stage's counts; a language and variant without any is left "
+            "out): distractors in another language than the question's, taken where its own language ran short "
+            "of passages.", "",
+            _table(["question language", "variant", "contexts", "distractors", "fill-ins", "contexts with a fill-in"],
+                   rows), ""]
+
+
+def render_skips(imports: list[dict]) -> list[str]:
+    rows = []
+    for summary in imports:
+        if summary.get("error"):
+            rows.append([summary["import"], summary["on_invalid"], "stops the import", "", summary["error"]])
+        if not summary["by_reason"] and not summary.get("error"):
+            rows.append([summary["import"], summary["on_invalid"], "none", 0, ""])
+        for reason, n in summary["by_reason"].items():
+            where = "; ".join(
+                f"{f['file']}" + (f":{f['line']}" if f["line"] is not None else "") + (f" {f['path']}" if f["path"] else "")
+                for f in summary["first"].get(reason, [])
+            )
+            rows.append([summary["import"], summary["on_invalid"], reason, n, where])
+    return [
+        "## Imported records left out (on_invalid)",
+        "",
+        "Invalid records an import left out under `on_invalid: skip`, by reason, with the first locations "
+        "(file:line and JSON path); under `stop` the first one stops the stage.",
+        "",
+        table(["import", "on_invalid", "reason", "records", "first locations"], rows),
+        "",
+    ]
