@@ -19,16 +19,21 @@ from pipeline.stages import judge as judge_stage
 from pipeline.stages import pairs as pairs_stage
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    root = tmp_path_factory.mktemp("report")
-    write_corpus(root)
+def run_stages_to_the_report(root) -> None:
+    """judge -> pairs -> augment -> data_report on the corpus written under root."""
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
         judge_stage.main([])
         pairs_stage.main([])
         augment_stage.main([])
         data_report.main([])
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    write_corpus(root)
+    run_stages_to_the_report(root)
     metrics = json.loads((root / "reports/data_details.json").read_text())
     return root, metrics, (root / "reports/data.md").read_text()
 
@@ -226,12 +231,7 @@ def write_mixed_corpus(root):
 def mixed(tmp_path_factory):
     root = tmp_path_factory.mktemp("mixed")
     write_mixed_corpus(root)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)
-        judge_stage.main([])
-        pairs_stage.main([])
-        augment_stage.main([])
-        data_report.main([])
+    run_stages_to_the_report(root)
     metrics = json.loads((root / "reports/data_details.json").read_text(encoding="utf-8"))
     return metrics, (root / "reports/data.md").read_text(encoding="utf-8")
 

@@ -628,6 +628,8 @@ LOAN_QA = QA("zq4", "王某在2017年6月30日归还了多少本金？", "王某
     [
         # A clause quoted word for word: the 未 of the other clauses is not its polarity.
         ("仅于2017年6月30日归还本金50,000元。", "fully_supported"),
+        # The same clause quoted with an attribution: read inside its quotation marks.
+        ("第[1]段写明：“仅于2017年6月30日归还本金50,000元。”", "fully_supported"),
         # A quote that drops its own clause's negation (未按约定归还 -> 按约定归还) still contradicts.
         ("按约定归还借款本息。", "contradicted"),
     ],
@@ -644,6 +646,7 @@ def test_an_english_clause_quote_is_read_with_its_own_clause_polarity():
     qa = QA("eq9", "Did the Tribunal grant relief against forfeiture?", "Yes.", "e9/p1", "e9", "yesno", ["Yes"], [])
     for text, faithfulness in [
         ("The Tribunal granted relief against forfeiture.", "fully_supported"),
+        ('Passage [1] states: "the Tribunal granted relief against forfeiture."', "fully_supported"),
         ("The tenant paid the March rent.", "contradicted"),
     ]:
         cand = Candidate("eq9/ctx/offline:x", "eq9/ctx", "offline:x", text, "stop")

@@ -12,6 +12,7 @@ how much the pairs depend on judging choices rather than on the answers.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -90,6 +91,9 @@ class _Sentence:
 
 
 # Where a clause ends inside a sentence (a quote's negation is read on its own clause).
+# An attributed quote (第[1]段写明：“…”, Passage [1] states: "…"): a short attribution ending in a colon,
+# then one quotation. The claim is what stands inside the quotation marks.
+_ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[”\"]\W*$")
 _CLAUSE_END = {"zh": "，；：", "en": ",;:"}
 
 
@@ -100,7 +104,7 @@ def _source_negative(body: str, source: _Sentence, lang: str) -> bool:
     is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
     its own clause still is."""
     # Lower case: an answer capitalises the clause it starts with.
-    quote, text = body.strip().rstrip("。.!！?？;；").lower(), source.text.lower()
+    quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
     at = text.find(quote) if quote else -1
     if at < 0:
         return source.negative
@@ -178,6 +182,9 @@ class RuleJudge:
         """supported | unsupported | contradicted for one answer sentence; None for pure framing."""
         lead = m.lead_polarity(claim, lang)
         body = m.strip_lead(claim, lang) if lead else claim
+        attributed = _ATTRIBUTED.match(body.strip())
+        if attributed:
+            body = attributed.group(1)
         words, nums = m.content_words(body, lang), m.numbers(body, lang)
         question = item.qa.question
         if m.is_framing(body, lang):
