@@ -133,4 +133,7 @@ def test_chinese_decisions_run_per_party_when_the_user_opts_in(tmp_path):
     zh = metrics["fields"]["rule/standard"]["by_language"]["zh"]
     assert zh["cases"] == 3 and zh["exact"]["accuracy"] > 0.8
     assert metrics["analysis"]["rule/standard"]["by_language"]["zh"]["recall"]["mean"] > 0.5
-    assert "| rule | standard | zh | 3 |" in (tmp_path / "reports/irac.md").read_text(encoding="utf-8")
+    report = (tmp_path / "reports/irac.md").read_text(encoding="utf-8")
+    assert "| rule | standard | zh | 3 |" in report
+    # The header counts what ran: two imported Chinese decisions, no synthetic ones.
+    assert "**Data:** imported decisions (zh 2)." in report and "synthetic" not in report.split("##")[0]

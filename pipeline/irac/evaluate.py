@@ -174,6 +174,11 @@ def metrics(
         "cases": sum(len(d.references()) for d in decisions),
         "case_types": dict(sorted(Counter(d.case_type for d in decisions).items())),
         "languages": dict(sorted(Counter(language_of.values()).items())),
+        # What ran, for the report header: decisions by origin and language.
+        "sources": {
+            origin: dict(sorted(Counter(d.language for d in decisions if (d.source == "synthetic") == synthetic).items()))
+            for origin, synthetic in (("synthetic decisions", True), ("imported decisions", False))
+        },
         "reference_fields": sum(len(ref) for d in decisions for _, ref in d.references()),
         "tau": tau_of,
         "embedding_model": cfg.embedding_model,

@@ -119,8 +119,12 @@ def render(metrics: dict[str, Any], params: Params) -> str:
     cfg = params.irac
     offline = params.profile == "offline"
     mix = ", ".join(f"{ct} {n}" for ct, n in metrics["case_types"].items())
+    ran = "; ".join(f"{origin} ({', '.join(f'{lang} {n}' for lang, n in counts.items())})"
+                    for origin, counts in metrics.get("sources", {}).items() if counts)
     out = [
         "# Structured legal reasoning (IRAC)",
+        "",
+        f"**Data:** {ran or 'no decisions'}.",
         "",
         f"{metrics['decisions']} decisions with annotated fields ({mix}), {metrics['reference_fields']} reference "
         f"fields. Systems: {', '.join(cfg.systems)}. Semantic matches: cosine of the language's embedding model "
@@ -132,7 +136,7 @@ def render(metrics: dict[str, Any], params: Params) -> str:
             "",
             "Ran on the offline default: the system is the rule-based baseline (cue words from the field guide, "
             "values of the field's type next to them; the analysis is the decision's best sentences for issue, "
-            "rule, application and conclusion), on synthetic decisions. It reads the decision text, never the "
+            "rule, application and conclusion). It reads the decision text, never the "
             "reference values. Model systems and prompt modes run when `irac.systems` names a model.",
         ]
     out += [
