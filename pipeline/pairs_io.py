@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.io import atomic_dir, write_json, write_records, write_text
-from pipeline.preferences import SPLITS
-from pipeline.records import Pair
+from pipeline.records import SPLITS, Pair
 
 
 def conversational(pair: Pair) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 
-from pipeline import typed
+from pipeline import paths, typed
 from pipeline.importers.registry import formats as import_formats
 from pipeline.params_names import BUILTIN_MIN_VOCAB, check_names
 from pipeline.ranges import (
@@ -47,7 +47,7 @@ class ParamsError(ValueError):
 # --------------------------------------------------------------------------------------------- data
 # Where an import that is off points: dvc.yaml lists every import path as a dependency of the stage that
 # reads it (interpolated from these params), and a DVC dependency must exist.
-EXTERNAL = "data/external"
+EXTERNAL = paths.EXTERNAL.as_posix()
 # The formats of each import: "none" (off) and the readers pipeline/importers/registry.py registers.
 DOCUMENT_FORMATS = import_formats("decisions.documents")
 QA_FORMATS = import_formats("corpus.qa_import")
@@ -320,7 +320,7 @@ class LoraParams:
     top_layers: NonNegInt = 0
 
 
-EXTERNAL_PAIRS_PLACEHOLDER = "data/external/no_outside_pairs.txt"
+EXTERNAL_PAIRS_PLACEHOLDER = (paths.EXTERNAL / "no_outside_pairs.txt").as_posix()
 
 
 @dataclass(frozen=True)

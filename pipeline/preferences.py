@@ -28,7 +28,6 @@ QUALITY_RANKS = (
     ("correctness", {"correct": 1, "incorrect": 0}),
     ("completeness", {"complete": 1, "incomplete": 0}),
 )
-SPLITS = ("train", "val", "test")
 
 
 @dataclass(frozen=True)

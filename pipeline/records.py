@@ -158,6 +158,8 @@ Dimension = Literal[
     "refusal_answerable", "refusal_unanswerable", "faithfulness", "correctness", "completeness"
 ]
 PAIR_DIMENSIONS: tuple[str, ...] = get_args(Dimension)
+Split = Literal["train", "val", "test"]
+SPLITS: tuple[str, ...] = get_args(Split)
 
 
 @dataclass
@@ -167,7 +169,7 @@ class Pair:
     context_id: str
     variant: str
     answerable: bool
-    split: Literal["train", "val", "test"]
+    split: Split
     dimension: Dimension
     prompt: str
     chosen: str

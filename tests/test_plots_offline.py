@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pipeline import paths
 from pipeline.io import InputError
 from pipeline.stages import curves
 from pipeline.training.live import METRICS, LiveCurves
@@ -88,7 +89,7 @@ def test_curves_stage_names_a_run_that_was_not_trained(tmp_path):
 def test_top_level_plots_draw_every_table_the_curves_stage_writes():
     spec = yaml.safe_load((ROOT / "dvc.yaml").read_text())
     plotted = {next(iter(entry)) for entry in spec["plots"]}
-    written = {f"{curves.OUT.as_posix()}/{metric}.csv" for metric in METRICS.values()}
+    written = {f"{paths.CURVE_PLOTS.as_posix()}/{metric}.csv" for metric in METRICS.values()}
     assert plotted == written
     assert all(next(iter(entry.values()))["template"] == "runs_overlay" for entry in spec["plots"])
     assert (ROOT / ".dvc" / "plots" / "runs_overlay.json").is_file()

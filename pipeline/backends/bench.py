@@ -18,11 +18,12 @@ import os
 import platform
 import time
 
+from pipeline import paths
 from pipeline.backends.base import Request
 from pipeline.backends.openai import OpenAIGenerator
 from pipeline.io import write_json
 
-OUT = "reports/bench/http_backend.json"
+OUT = str(paths.BENCH / "http_backend.json")
 
 
 async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, latency: float) -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.judges.base import Judge, JudgeItem, file_name
+from pipeline import paths
+from pipeline.judges.base import Judge, JudgeItem, file_name, labels_file
 from pipeline.judges.rule import RuleJudge
 
-__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "make_judge"]
+__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "make_judge"]
 
 
 def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:
@@ -34,14 +35,11 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
     )
 
 
-JUDGE_CACHE = "data/cache/judge"
-
-
 def _default_factory(params: Any) -> Callable[[str], Any]:
     from pipeline import backends
     from pipeline.backends.cache import CachedGenerator
 
     def build(backend_spec: str) -> Any:
-        return CachedGenerator(backends.make_generator(backend_spec, params.generate), JUDGE_CACHE)
+        return CachedGenerator(backends.make_generator(backend_spec, params.generate), paths.JUDGE_CACHE)
 
     return build

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
-from pipeline import language
+from pipeline import language, paths
 from pipeline.records import QA, Candidate, Label, Passage
 
 
@@ -38,3 +39,8 @@ class Judge(Protocol):
 def file_name(judge: str) -> str:
     """Labels file name of a judge spec ("rule:strict" -> "rule-strict.jsonl")."""
     return judge.replace(":", "-").replace("/", "-").replace("|", "-") + ".jsonl"
+
+
+def labels_file(judge: str) -> Path:
+    """The judge stage's labels file of a judge spec."""
+    return paths.LABELS / file_name(judge)

@@ -8,12 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline import paths
 from pipeline.io import InputError, read_records
 from pipeline.judges.base import JudgeItem
 from pipeline.language import refusal_of
 from pipeline.records import QA, Candidate, Context, Label, Passage
-
-INTERIM = Path("data/interim")
 
 
 @dataclass
@@ -26,7 +25,7 @@ class InterimData:
     candidates: list[Candidate]
 
 
-def load_interim(root: Path = INTERIM) -> InterimData:
+def load_interim(root: Path = paths.INTERIM) -> InterimData:
     """passages, qa, contexts and candidates.jsonl under `root`, cross-checked; candidates in id order."""
     passages = {p.id: p for p in read_records(root / "passages.jsonl", Passage)}
     qas = {q.id: q for q in read_records(root / "qa.jsonl", QA)}

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from pipeline import paths
 from pipeline.io import write_json
 from pipeline.kernels import backend, fused_linear_sequence_logprobs, token_logprobs
 
@@ -255,7 +256,7 @@ def table(result: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    ap.add_argument("--out", default="reports/bench/kernel.json")
+    ap.add_argument("--out", default=str(paths.BENCH / "kernel.json"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="tiny shapes, to check the command works")
     args = ap.parse_args(argv)

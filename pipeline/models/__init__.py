@@ -18,7 +18,7 @@ Stable API (other stages import these; signatures do not change):
 - `base_info(path="models/base") -> dict`: models/base/meta.json (base_model, revision, n_params, ...).
 """
 
-from pipeline.models.loading import BASE_DIR, base_info, load_base, load_with_adapter
+from pipeline.models.loading import base_info, load_base, load_with_adapter
 from pipeline.models.prompting import render_prompt, render_response
 
-__all__ = ["BASE_DIR", "base_info", "load_base", "load_with_adapter", "render_prompt", "render_response"]
+__all__ = ["base_info", "load_base", "load_with_adapter", "render_prompt", "render_response"]

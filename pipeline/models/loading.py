@@ -18,7 +18,8 @@ from typing import Any
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
-BASE_DIR = Path("models/base")
+from pipeline import paths
+
 META = "meta.json"
 
 
@@ -39,7 +40,7 @@ def _reading(what: str, where: str | Path):
         raise ModelLoadError(f"{where}: cannot load the {what}: {first.strip()}") from exc
 
 
-def base_info(path: str | Path = BASE_DIR) -> dict[str, Any]:
+def base_info(path: str | Path = paths.BASE) -> dict[str, Any]:
     """The base model's meta.json (what it is, how it was made)."""
     meta = Path(path) / META
     if not meta.exists():
@@ -53,7 +54,7 @@ BUILTIN_ORG = "legal-rm"
 WEIGHTS = "model.safetensors"
 
 
-def weights_digest(path: str | Path = BASE_DIR) -> str:
+def weights_digest(path: str | Path = paths.BASE) -> str:
     """sha256 (hex) of the built-in base's weights: names exactly the base an adapter was trained on."""
     import hashlib
 
@@ -69,7 +70,7 @@ def builtin_id(digest: str) -> str:
     return f"{BUILTIN_ORG}/builtin-{digest[:12]}"
 
 
-def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
+def portable_base(path: str | Path = paths.BASE) -> tuple[str, str | None]:
     """(base_model_name_or_path, revision) an adapter records so that stock tools find its base from any
     folder: the Hugging Face id and revision of a hub base, `legal-rm/builtin-<digest>` for the built-in
     one, or the packaged model's `legal-rm/<name>-<GGUF digest>` (both resolvable from the local cache once
@@ -83,7 +84,7 @@ def portable_base(path: str | Path = BASE_DIR) -> tuple[str, str | None]:
     return info["base_model"], info.get("revision")
 
 
-def holds_weights(path: str | Path = BASE_DIR) -> bool:
+def holds_weights(path: str | Path = paths.BASE) -> bool:
     """Whether the base folder holds the model itself (built-in or packaged) rather than naming one."""
     info = base_info(path)
     return info.get("base_model", "builtin") == "builtin" or "portable_id" in info
@@ -97,7 +98,7 @@ def _source(path: str | Path) -> tuple[str, str | None, bool]:
     return info["base_model"], info.get("revision"), Path(info["base_model"]).exists()
 
 
-def load_base(path: str | Path = BASE_DIR, dtype: torch.dtype | str | None = None, device: str | None = None,
+def load_base(path: str | Path = paths.BASE, dtype: torch.dtype | str | None = None, device: str | None = None,
               trust_remote_code: bool = False) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """(model in eval mode, tokenizer) for the base described by `path`/meta.json.
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline import paths
 from pipeline.io import atomic_dir, write_json
 from pipeline.models.loading import BUILTIN_ORG, META
 
@@ -201,10 +202,9 @@ def convert(name: str, out_dir: str | Path, gguf: str | Path | None = None) -> d
 
 # Where `hf:<packaged name>` panel members find their converted copy (local, neither versioned nor pushed:
 # it follows from the GGUF digest, which this file records).
-CONVERTED = Path("data/cache/models")
 
 
-def converted(name: str, root: str | Path = CONVERTED) -> Path:
+def converted(name: str, root: str | Path = paths.MODEL_CACHE) -> Path:
     """A converted copy of packaged model `name` under `root`, made on first use: the folder an `hf:` panel
     member or IRAC system of that name loads. Its folder name is the portable id, so a new GGUF (another
     digest) gets a new folder."""
@@ -218,7 +218,7 @@ def converted(name: str, root: str | Path = CONVERTED) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", choices=sorted(PACKAGED))
-    parser.add_argument("--out", default="models/real_base")
+    parser.add_argument("--out", default=str(paths.REAL_BASE))
     parser.add_argument("--gguf", default=None, help="a copy of the GGUF file (default: the installed package's)")
     args = parser.parse_args(argv)
     started = time.perf_counter()

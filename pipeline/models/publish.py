@@ -22,14 +22,15 @@ import argparse
 import shutil
 from pathlib import Path
 
+from pipeline import paths
 from pipeline.io import atomic_dir, write_text
-from pipeline.models.loading import BASE_DIR, holds_weights, portable_base, weights_digest
+from pipeline.models.loading import holds_weights, portable_base, weights_digest
 
 # Files of models/base that make a loadable model and tokenizer (meta.json is ours, not the hub's).
 _SKIP = {"meta.json"}
 
 
-def publish(base: str | Path = BASE_DIR, cache_dir: str | Path | None = None) -> Path:
+def publish(base: str | Path = paths.BASE, cache_dir: str | Path | None = None) -> Path:
     """Copy the built-in or packaged base into the Hugging Face cache under its portable id; the snapshot
     folder."""
     from huggingface_hub import constants
@@ -51,7 +52,7 @@ def publish(base: str | Path = BASE_DIR, cache_dir: str | Path | None = None) ->
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base", default=str(BASE_DIR))
+    parser.add_argument("--base", default=str(paths.BASE))
     parser.add_argument("--cache-dir", default=None, help="the hub cache (default: HF_HUB_CACHE)")
     args = parser.parse_args(argv)
     snapshot = publish(args.base, args.cache_dir)

@@ -20,9 +20,8 @@ from typing import Any
 import yaml
 
 from pipeline import language
-from pipeline.preferences import SPLITS
 from pipeline.prompts import WORDINGS
-from pipeline.records import PAIR_DIMENSIONS, Pair
+from pipeline.records import PAIR_DIMENSIONS, SPLITS, Pair
 
 # The Pair fields, in record order, and what each holds (the card's "Fields" table).
 FIELDS: dict[str, str] = {

@@ -13,8 +13,8 @@ from typing import Any
 from pipeline.agreement import agreement
 from pipeline.judges.inputs import InterimData
 from pipeline.params import Params
-from pipeline.preferences import SPLITS, assign_splits, decide, robustness
-from pipeline.records import PAIR_DIMENSIONS, Decision, Label, Pair
+from pipeline.preferences import assign_splits, decide, robustness
+from pipeline.records import PAIR_DIMENSIONS, SPLITS, Decision, Label, Pair
 from pipeline.reporting.data_languages import by_language
 from pipeline.reporting.transitions import transition
 

@@ -7,8 +7,7 @@ import math
 from typing import Any
 
 from pipeline.params import Params
-from pipeline.preferences import SPLITS
-from pipeline.records import PAIR_DIMENSIONS
+from pipeline.records import PAIR_DIMENSIONS, SPLITS
 from pipeline.reporting.markdown import table
 from pipeline.reporting.provenance import sources_text
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.preferences import SPLITS
-from pipeline.records import PAIR_DIMENSIONS, QA, Candidate, Label, Pair, Score
+from pipeline.records import PAIR_DIMENSIONS, QA, SPLITS, Candidate, Label, Pair, Score
 from pipeline.reporting.cards import pair_language, question_of
 from pipeline.reporting.transitions import transition
 

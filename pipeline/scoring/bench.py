@@ -18,17 +18,17 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from pipeline import params as params_mod
+from pipeline import paths
 from pipeline.io import write_json
 from pipeline.scoring import EncodedPair, score_naive, score_shared_prefix, score_two_pass
 
-OUT = Path("reports/bench/scoring.json")
+OUT = paths.BENCH / "scoring.json"
 
 
 def random_model(p: params_mod.PretrainParams, hidden: int | None = None, vocab: int | None = None) -> Any:
@@ -90,11 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     batch_tokens = args.batch_tokens or params.score.batch_tokens
     from pipeline.kernels import backend
 
-    if Path("models/base/meta.json").exists() and not args.random_model:
+    if paths.BASE_META.exists() and not args.random_model:
         from pipeline.models import load_base
 
         model, _ = load_base()
-        source = "models/base"
+        source = str(paths.BASE)
     else:
         model = random_model(params.pretrain, args.hidden, args.vocab)
         source = "random (params.pretrain shape)" if not (args.hidden or args.vocab) else "random (scaled)"

@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pipeline.io import read_records, write_json
+from pipeline import paths
+from pipeline.io import write_json
 from pipeline.models import load_base, load_with_adapter
-from pipeline.records import Pair
 from pipeline.scoring import encode_pairs, encoded, score_shared_prefix
 from pipeline.scoring.shared_trunk import score_from_trunk, shared_layers, trunk_batches
 
-OUT = Path("reports/bench/shared_trunk.json")
+OUT = paths.BENCH / "shared_trunk.json"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,12 +37,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     root = Path(args.root)
-    model, tokenizer = load_base(root / "models" / "base")
-    adapters = sorted(p for p in (root / "models" / "adapters").iterdir() if (p / "adapter_config.json").exists())
+    model, tokenizer = load_base(root / paths.BASE)
+    adapters = sorted(p for p in (root / paths.ADAPTERS).iterdir() if (p / "adapter_config.json").exists())
     split = shared_layers(adapters)
     if not split:
         raise SystemExit("bench_trunk: the adapters adapt every layer (train.lora.top_layers 0): nothing is shared")
-    pairs = read_records(root / "data" / "processed" / "pairs_aug" / "test.jsonl", Pair)[: args.pairs]
+    pairs = paths.read_split(root / paths.PAIRS_AUG, "test")[: args.pairs]
     fitted = [encoded(f) for f in encode_pairs(tokenizer, pairs, 1024) if f.fits]
     peft = model
     for adapter in adapters:

@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -28,6 +29,17 @@ def start(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     quiet_library_warnings()
     return args, params_mod.load(args.params)
+
+
+def path_options(**defaults: Path) -> Callable[[argparse.ArgumentParser], None]:
+    """Options naming a stage's files, --<name> (underscores written as dashes), each defaulting to its
+    pipeline.paths entry: tests and other working folders point a stage elsewhere without new code."""
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        for name, default in defaults.items():
+            parser.add_argument(f"--{name.replace('_', '-')}", default=str(default))
+
+    return add
 
 
 # Warnings a user can do nothing about: TRL and PEFT call transformers APIs that transformers has renamed

@@ -9,27 +9,23 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from pipeline import paths
 from pipeline.augment import augment_pairs, make_rewriter
 from pipeline.backends import make_generator
 from pipeline.backends.cache import CachedGenerator, compacting
-from pipeline.io import InputError, read_records
-from pipeline.judges import JudgeItem, file_name, make_judge
-from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
+from pipeline.io import InputError
+from pipeline.judges import JudgeItem, labels_file, make_judge
+from pipeline.judges.inputs import InterimData, load_interim, load_labels
 from pipeline.pairs_io import write_splits
 from pipeline.params import Params, to_dict
-from pipeline.preferences import SPLITS, compare, refusal_of
+from pipeline.preferences import compare, refusal_of
 from pipeline.records import Candidate, Pair
 from pipeline.reporting import cards
 from pipeline.stages import run, start
 
 log = logging.getLogger("augment")
-PAIRS = Path("data/processed/pairs")
-OUT = Path("data/processed/pairs_aug")
-# Rewrites and re-judging calls (a DVC output, persist): on success exactly this run's calls.
-CACHE = Path("data/cache/augment")
 
 
 def make_rejudge(corpus: InterimData, labels: dict, judge: Any, refusals: dict[str, str], rewriter: str):
@@ -41,7 +37,7 @@ def make_rejudge(corpus: InterimData, labels: dict, judge: Any, refusals: dict[s
         generator = getattr(pair, f"{side}_generator")
         cand = by_generator.get((pair.context_id, generator))
         if cand is None:
-            raise InputError(PAIRS / f"{pair.split}.jsonl", None, f"{side}_generator",
+            raise InputError(paths.split_file(paths.PAIRS, pair.split), None, f"{side}_generator",
                              f"pair {pair.id!r}: no candidate of {generator!r} in context {pair.context_id!r}")
         return cand
 
@@ -76,16 +72,17 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     corpus = load_interim()
     primary = params.judge.judges[0]
-    labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
-    pairs = [p for split in SPLITS for p in read_records(PAIRS / f"{split}.jsonl", Pair)]
+    labels = load_labels(labels_file(primary), corpus.candidates)
+    pairs = paths.read_pairs(paths.PAIRS)
     for p in pairs:
         if p.qa_id not in corpus.qas or p.context_id not in corpus.contexts:
-            raise InputError(PAIRS / f"{p.split}.jsonl", None, "context_id",
+            raise InputError(paths.split_file(paths.PAIRS, p.split), None, "context_id",
                              f"pair {p.id!r}: unknown question {p.qa_id!r} or context {p.context_id!r}")
-    with compacting(CACHE):
-        generator = CachedGenerator(make_rewriter(params.augment.rewriter, params), str(CACHE))
+    # Rewrites and re-judging calls (a DVC output, persist): on success exactly this run's calls.
+    with compacting(paths.AUGMENT_CACHE):
+        generator = CachedGenerator(make_rewriter(params.augment.rewriter, params), str(paths.AUGMENT_CACHE))
         judge = make_judge(
-            primary, params, lambda spec: CachedGenerator(make_generator(spec, params.generate), str(CACHE))
+            primary, params, lambda spec: CachedGenerator(make_generator(spec, params.generate), str(paths.AUGMENT_CACHE))
         )
         rejudge = make_rejudge(corpus, labels, judge, params.generate.refusal_by_language(), params.augment.rewriter)
         augmented, stats = augment_pairs(pairs, corpus.qas, generator, params, rejudge)
@@ -93,11 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     longer = sum(p.chosen_tokens > p.rejected_tokens for p in augmented) / max(1, len(augmented))
     meta = {"rewriter": params.augment.rewriter, "judge": primary, "pairs": len(pairs), "rewritten": rewritten,
             "chosen_longer": round(longer, 6), "outcomes": dict(sorted(stats.items()))}
-    notes = [f"Made from `{PAIRS.as_posix()}` (the same ids): {rewritten} pairs with a short side rewritten to "
+    notes = [f"Made from `{paths.PAIRS.as_posix()}` (the same ids): {rewritten} pairs with a short side rewritten to "
              f"balance length; the chosen answer is longer in {longer:.3f} of pairs."]
-    card = cards.render(augmented, OUT.name, cards.Provenance("augment", card_params(params), primary,
+    card = cards.render(augmented, paths.PAIRS_AUG.name, cards.Provenance("augment", card_params(params), primary,
                                                               params.augment.rewriter, notes))
-    counts = write_splits(OUT, augmented, meta, card)
+    counts = write_splits(paths.PAIRS_AUG, augmented, meta, card)
     log.info("rewrites: %s", dict(sorted(stats.items())))
     print(
         f"augment: {rewritten}/{len(pairs)} pairs rewritten with {params.augment.rewriter} "

@@ -17,12 +17,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from pipeline import paths
 from pipeline.io import InputError, iter_json, read_records, write_json, write_records
 from pipeline.records import QA, Decision, Passage
 from pipeline.retrieval import build, languages
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, no_answer, sources
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 
 log = logging.getLogger("contexts")
 
@@ -93,13 +94,8 @@ def _languages(args: argparse.Namespace, params, passages: list[Passage]) -> lis
         raise InputError(args.passages, line, "decision_id", exc.message) from None
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--passages", default="data/interim/passages.jsonl")
-    parser.add_argument("--qa", default="data/interim/qa.jsonl")
-    parser.add_argument("--decisions", default="data/raw/decisions.jsonl")
-    parser.add_argument("--out", default="data/interim/contexts.jsonl")
-    parser.add_argument("--stats", default="data/interim/contexts_stats.json")
-    parser.add_argument("--cache-dir", default="data/cache/embeddings")
+_arguments = path_options(passages=paths.PASSAGES, qa=paths.QAS, decisions=paths.DECISIONS, out=paths.CONTEXTS,
+                          stats=paths.CONTEXT_STATS, cache_dir=paths.EMBEDDING_CACHE)
 
 
 if __name__ == "__main__":

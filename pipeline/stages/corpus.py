@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import time
@@ -10,17 +9,15 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline import params as params_mod
+from pipeline import paths
 from pipeline.corpus import make_questions, split_passages
 from pipeline.importers import Skips, write_skipped
 from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, read_records, write_records
 from pipeline.records import QA, Decision, Passage
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 
 log = logging.getLogger("pipeline.corpus")
-DECISIONS = Path("data/raw/decisions.jsonl")
-PASSAGES = Path("data/interim/passages.jsonl")
-QAS = Path("data/interim/qa.jsonl")
 
 
 def build(
@@ -84,10 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--decisions", default=str(DECISIONS))
-    parser.add_argument("--passages-out", default=str(PASSAGES))
-    parser.add_argument("--qa-out", default=str(QAS))
+_arguments = path_options(decisions=paths.DECISIONS, passages_out=paths.PASSAGES, qa_out=paths.QAS)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,12 @@ import csv
 import logging
 from pathlib import Path
 
+from pipeline import paths
 from pipeline.io import InputError, atomic_dir, csv_text
 from pipeline.params import parse_run, run_names
 from pipeline.stages import run, start
 
 log = logging.getLogger("curves")
-TRAINING = Path("reports/training")
-OUT = Path("reports/plots/curves")
 COLUMNS = ("step", "run", "objective", "corpus", "seed")
 
 
@@ -70,11 +69,11 @@ def to_csv(metric: str, rows: list[dict[str, str]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     runs = run_names(params.train)
-    merged = merge(TRAINING, runs)
-    with atomic_dir(OUT) as tmp:
+    merged = merge(paths.TRAINING_CURVES, runs)
+    with atomic_dir(paths.CURVE_PLOTS) as tmp:
         for metric, rows in merged.items():
             (tmp / f"{metric}.csv").write_text(to_csv(metric, rows), encoding="utf-8", newline="")
-    print(f"curves: {len(runs)} runs -> {OUT}/ " + ", ".join(f"{m} ({len(r)} points)" for m, r in merged.items()))
+    print(f"curves: {len(runs)} runs -> {paths.CURVE_PLOTS}/ " + ", ".join(f"{m} ({len(r)} points)" for m, r in merged.items()))
 
 
 if __name__ == "__main__":

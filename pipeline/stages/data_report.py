@@ -16,33 +16,23 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
+from pipeline import paths
 from pipeline.importers import Skips, skipped_path
 from pipeline.importers.pairs import OutsidePairRecord, read_outside_pairs
 from pipeline.io import InputError, read_records, write_json, write_text
-from pipeline.judges import file_name
-from pipeline.judges.inputs import INTERIM, load_interim, load_labels
+from pipeline.judges import labels_file
+from pipeline.judges.inputs import load_interim, load_labels
 from pipeline.params import Params
-from pipeline.preferences import SPLITS
-from pipeline.records import Decision, Pair
+from pipeline.records import Decision
 from pipeline.reporting.data_analysis import build_metrics, headline_metrics, without_nan
 from pipeline.reporting.data_render import render, render_skips  # noqa: F401 (tests/test_import_invalid.py)
 from pipeline.reporting.provenance import data_sources
 from pipeline.stages import run, start
 
-PROCESSED = Path("data/processed")
-# The contexts stage's embedding cache (a persisted output of that stage, read here as a cache only: the
-# figures are the same without it, only slower).
-EMBEDDINGS = Path("data/cache/embeddings")
-REPORTS = Path("reports")
-# The contexts stage's language counts (cross-language fill-in distractors); absent from older runs.
-CONTEXT_STATS = INTERIM / "contexts_stats.json"
 # The skipped-records summaries the import stages write beside their outputs (pipeline.importers).
-SKIPPED = (
-    skipped_path("data/raw/decisions.jsonl"),
-    skipped_path(INTERIM / "qa.jsonl"),
-    skipped_path(INTERIM / "candidates.jsonl"),
-)
+SKIPPED = (skipped_path(paths.DECISIONS), skipped_path(paths.QAS), skipped_path(paths.CANDIDATES))
 
 
 def import_skips(params: Params, root: Path = Path(".")) -> list[dict]:
@@ -70,29 +60,31 @@ def read_imports(params: Params, root: Path = Path(".")) -> tuple[list[dict], li
     return out, pairs
 
 
+def _json_or(path: Path, missing: Any) -> Any:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else missing
+
+
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
-    decisions = read_records("data/raw/decisions.jsonl", Decision)
+    decisions = read_records(paths.DECISIONS, Decision)
     corpus = load_interim()
-    judges = [
-        (j, load_labels(INTERIM / "labels" / file_name(j), corpus.candidates)) for j in params.judge.judges
-    ]
-    pairs = [p for s in SPLITS for p in read_records(PROCESSED / "pairs" / f"{s}.jsonl", Pair)]
-    pairs_aug = [p for s in SPLITS for p in read_records(PROCESSED / "pairs_aug" / f"{s}.jsonl", Pair)]
-    meta_path = PROCESSED / "pairs_aug" / "meta.json"
-    augment_meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-    context_stats = json.loads(CONTEXT_STATS.read_text(encoding="utf-8")) if CONTEXT_STATS.exists() else None
-    metrics = build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta, EMBEDDINGS,
-                            context_stats)
+    judges = [(j, load_labels(labels_file(j), corpus.candidates)) for j in params.judge.judges]
+    pairs, pairs_aug = paths.read_pairs(paths.PAIRS), paths.read_pairs(paths.PAIRS_AUG)
+    augment_meta = _json_or(paths.AUGMENT_META, {})
+    # The contexts stage's language counts (cross-language fill-in distractors); absent from older runs.
+    context_stats = _json_or(paths.CONTEXT_STATS, None)
+    # The contexts stage's embedding cache is read as a cache only: the figures are the same without it.
+    metrics = build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta,
+                            paths.EMBEDDING_CACHE, context_stats)
     imports, outside_pairs = read_imports(params)
     metrics["data_sources"] = data_sources(decisions, corpus, outside_pairs)
     if imports:  # only when an import is on: the default's report stays as it was
         metrics["imports"] = imports
     metrics = without_nan(metrics)
-    write_json(REPORTS / "data_details.json", metrics)
-    write_json(REPORTS / "data_metrics.json", headline_metrics(metrics))
-    write_text(REPORTS / "data.md", render(metrics, params) + "\n")
+    write_json(paths.REPORTS / "data_details.json", metrics)
+    write_json(paths.REPORTS / "data_metrics.json", headline_metrics(metrics))
+    write_text(paths.REPORTS / "data.md", render(metrics, params) + "\n")
     print(
         f"data_report: {len(pairs)} pairs, {metrics['pairs']['augmented']} rewritten, "
         f"{len(judges)} judges -> reports/data.md ({time.perf_counter() - started:.1f}s)"

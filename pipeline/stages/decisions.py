@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 import time
 from pathlib import Path
 
 from pipeline import params as params_mod
+from pipeline import paths
 from pipeline.importers import Skips, write_skipped
 from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, write_records
 from pipeline.params import EXTERNAL
 from pipeline.records import Decision
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 from pipeline.synth import generate_decisions
 
 log = logging.getLogger("pipeline.decisions")
-OUT = Path("data/raw/decisions.jsonl")
 
 
 def load_imported(path: str | Path, taken: set[str]) -> list[Decision]:
@@ -79,8 +78,7 @@ def main(argv: list[str] | None = None) -> None:
           + skips.note())
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default=str(OUT))
+_arguments = path_options(out=paths.DECISIONS)
 
 
 if __name__ == "__main__":

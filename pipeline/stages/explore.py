@@ -12,27 +12,27 @@ import json
 import time
 from pathlib import Path
 
+from pipeline import paths
 from pipeline.augment.core import is_refusal
 from pipeline.io import atomic_dir, read_records, write_text
 from pipeline.judges import file_name
 from pipeline.judges.inputs import load_labels
-from pipeline.preferences import SPLITS, refusal_of
-from pipeline.records import QA, Candidate, Pair, Score
+from pipeline.preferences import refusal_of
+from pipeline.records import QA, Candidate, Score
 from pipeline.reporting import explorer
 from pipeline.reporting.baselines import passage_blind
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 
 BASE = "base"  # the score stage's name for the base model
 
 
 def load(args: argparse.Namespace, judges: list[str]) -> explorer.Inputs:
     pairs_root, interim, scores_root = Path(args.pairs_root), Path(args.interim), Path(args.scores)
-    pairs = {c: [p for s in SPLITS if (pairs_root / c / f"{s}.jsonl").exists()
-                 for p in read_records(pairs_root / c / f"{s}.jsonl", Pair)] for c in explorer.CORPORA}
-    qas = {q.id: q for q in read_records(interim / "qa.jsonl", QA)}
-    candidates = read_records(interim / "candidates.jsonl", Candidate)
-    labels = {j: load_labels(interim / "labels" / file_name(j), candidates) for j in judges
-              if (interim / "labels" / file_name(j)).exists()}
+    pairs = {c: paths.read_pairs(pairs_root / c, missing_ok=True) for c in explorer.CORPORA}
+    qas = {q.id: q for q in read_records(interim / paths.QAS.name, QA)}
+    candidates = read_records(interim / paths.CANDIDATES.name, Candidate)
+    label_files = {j: interim / paths.LABELS.name / file_name(j) for j in judges}
+    labels = {j: load_labels(f, candidates) for j, f in label_files.items() if f.exists()}
     scores, models = {}, []
     meta_path = scores_root / "meta.json"
     if meta_path.exists():
@@ -64,11 +64,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{time.perf_counter() - started:.1f}s")
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pairs-root", default="data/processed")
-    parser.add_argument("--interim", default="data/interim")
-    parser.add_argument("--scores", default="data/scores")
-    parser.add_argument("--out", default="reports/explorer")
+_arguments = path_options(pairs_root=paths.PROCESSED, interim=paths.INTERIM, scores=paths.SCORES,
+                          out=paths.EXPLORER)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ beside it (pipeline/io.py atomic_file); the next run removes it before starting.
 
 from __future__ import annotations
 
-import argparse
 import glob
 import logging
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from pipeline import language
+from pipeline import language, paths
 from pipeline import params as params_mod
 from pipeline.backends import Request, make_generator
 from pipeline.backends.base import Generator, generator_slug
@@ -28,7 +27,7 @@ from pipeline.importers.registry import OFF, reader
 from pipeline.io import InputError, iter_json, read_records, write_records
 from pipeline.prompts import answer_prompt
 from pipeline.records import QA, Candidate, Context, Passage
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 from pipeline.text import stable_hash
 
 log = logging.getLogger("generate")
@@ -167,12 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     )
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--passages", default="data/interim/passages.jsonl")
-    parser.add_argument("--qa", default="data/interim/qa.jsonl")
-    parser.add_argument("--contexts", default="data/interim/contexts.jsonl")
-    parser.add_argument("--out", default="data/interim/candidates.jsonl")
-    parser.add_argument("--cache-dir", default="data/cache/generate")
+_arguments = path_options(passages=paths.PASSAGES, qa=paths.QAS, contexts=paths.CONTEXTS, out=paths.CANDIDATES,
+                          cache_dir=paths.GENERATE_CACHE)
 
 
 if __name__ == "__main__":

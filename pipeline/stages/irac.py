@@ -14,7 +14,6 @@ separates paraphrases from near-misses (pipeline/embeddings/calibration), recomp
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline import paths
 from pipeline.backends.cache import compacting
 from pipeline.io import read_records, write_json, write_records, write_text
 from pipeline.irac import evaluate
@@ -32,14 +32,10 @@ from pipeline.irac.schema import field_specs
 from pipeline.params import Params
 from pipeline.records import Decision, IracGrade, IracOutput
 from pipeline.retrieval.coverage import CoverageError
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 
 log = logging.getLogger("irac")
 
-DECISIONS = Path("data/raw/decisions.jsonl")
-OUT = Path("data/irac")
-CACHE = Path("data/cache/irac")
-REPORTS = Path("reports")
 
 
 def select(decisions: Sequence[Decision], limit: int) -> list[Decision]:
@@ -133,11 +129,8 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--decisions", default=str(DECISIONS))
-    parser.add_argument("--out", default=str(OUT))
-    parser.add_argument("--cache-dir", default=str(CACHE))
-    parser.add_argument("--reports", default=str(REPORTS))
+_arguments = path_options(decisions=paths.DECISIONS, out=paths.IRAC, cache_dir=paths.IRAC_CACHE,
+                          reports=paths.REPORTS)
 
 
 if __name__ == "__main__":

@@ -11,16 +11,16 @@ from pathlib import Path
 from tqdm import tqdm
 
 from pipeline import params as params_mod
+from pipeline import paths
 from pipeline.backends.cache import compacting
 from pipeline.importers.candidates import imported_labels
 from pipeline.io import atomic_dir, write_records
-from pipeline.judges import JUDGE_CACHE, Judge, JudgeItem, file_name, make_judge
-from pipeline.judges.inputs import INTERIM, judge_items, load_interim
+from pipeline.judges import Judge, JudgeItem, file_name, make_judge
+from pipeline.judges.inputs import judge_items, load_interim
 from pipeline.records import Label
 from pipeline.stages import run, start
 
 log = logging.getLogger("judge")
-LABELS = INTERIM / "labels"
 BATCH = 256
 
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     summary = []
     # DVC keeps this folder between runs (persist) and pushes it; only LLM judges write to it, and on
     # success it keeps exactly this run's calls.
-    with compacting(JUDGE_CACHE), atomic_dir(LABELS) as tmp:
+    with compacting(paths.JUDGE_CACHE), atomic_dir(paths.LABELS) as tmp:
         for spec in params.judge.judges:
             # Outside answers graded for this judge (generate.import_candidates) keep their grades; grades
             # for a judge not in judge.judges stop the stage before any judge is paid.

@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from pathlib import Path
 
-from pipeline.judges import file_name
-from pipeline.judges.inputs import INTERIM, InterimData, load_interim, load_labels
+from pipeline import paths
+from pipeline.judges import labels_file
+from pipeline.judges.inputs import InterimData, load_interim, load_labels
 from pipeline.pairs_io import write_splits
 from pipeline.params import Params, ParamsError, to_dict
 from pipeline.preferences import assign_splits, decide, make_pairs
@@ -18,7 +18,6 @@ from pipeline.reporting import cards
 from pipeline.stages import run, start
 
 log = logging.getLogger("pairs")
-OUT = Path("data/processed/pairs")
 
 
 def build(corpus: InterimData, labels: dict, params: Params) -> tuple[list[Pair], Counter]:
@@ -42,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     corpus = load_interim()
     primary = params.judge.judges[0]
-    labels = load_labels(INTERIM / "labels" / file_name(primary), corpus.candidates)
+    labels = load_labels(labels_file(primary), corpus.candidates)
     pairs, stats = build(corpus, labels, params)
     if not pairs:
         # Names are checked with the params (pipeline/params_names.py); valid variants that were never
@@ -51,8 +50,8 @@ def main(argv: list[str] | None = None) -> None:
         raise ParamsError(f"{args.params}: pairs.variants: {params.pairs.variants} made no pairs from the "
                           f"{len(corpus.candidates)} candidates (the contexts hold the variants {answered}; "
                           "allowed: variants that generate.variants answers and whose answers differ)")
-    card = cards.render(pairs, OUT.name, cards.Provenance("pairs", card_params(params), primary))
-    counts = write_splits(OUT, pairs, card=card)
+    card = cards.render(pairs, paths.PAIRS.name, cards.Provenance("pairs", card_params(params), primary))
+    counts = write_splits(paths.PAIRS, pairs, card=card)
     log.info("skipped: %s", dict(sorted(stats.items())))
     print(
         f"pairs: {len(pairs)} pairs from {stats['contexts']} contexts (judge {primary}) "

@@ -11,7 +11,6 @@ it and its revision; later stages load it from there.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import io
@@ -22,26 +21,22 @@ from pathlib import Path
 import torch
 from transformers import GenerationConfig
 
+from pipeline import paths
 from pipeline.io import atomic_dir, read_records, write_json, write_run_log, write_text
 from pipeline.models.builtin import pretrain
 from pipeline.models.loading import META
 from pipeline.models.packaged import PACKAGED, convert
-from pipeline.records import QA, Pair, Passage
-from pipeline.stages import run, start
+from pipeline.records import QA, Passage
+from pipeline.stages import path_options, run, start
 
 log = logging.getLogger("pipeline.stages.pretrain")
 
-PASSAGES = Path("data/interim/passages.jsonl")
-QAS = Path("data/interim/qa.jsonl")
-OUT = Path("models/base")
-CURVE = Path("reports/training/pretrain.csv")
-PAIRS = Path("data/processed/pairs")
 EVAL_SPLITS = ("val", "test")
 
 
-def held_out_questions(pairs_dir: Path = PAIRS) -> set[str]:
+def held_out_questions(pairs_dir: Path = paths.PAIRS) -> set[str]:
     """QA ids of the evaluation pairs (the augmented corpus rewrites the same questions' pairs)."""
-    return {p.qa_id for split in EVAL_SPLITS for p in read_records(pairs_dir / f"{split}.jsonl", Pair)}
+    return {p.qa_id for p in paths.read_pairs(pairs_dir, EVAL_SPLITS)}
 
 
 def curve_csv(rows: list[dict]) -> str:
@@ -61,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     if p.base_model in PACKAGED:
         started = time.perf_counter()
         meta = convert(p.base_model, out)
-        write_text(CURVE, "step,loss,lr\n")
+        write_text(paths.PRETRAIN_CURVE, "step,loss,lr\n")
         write_run_log("pretrain", {"wall_time_s": round(time.perf_counter() - started, 2)})
         print(f"pretrain: converted the packaged {p.base_model} ({meta['package']} {meta['package_version']}, "
               f"GGUF sha256 {meta['gguf_sha256'][:12]}...) -> {out} as {meta['portable_id']}")
@@ -69,12 +64,12 @@ def main(argv: list[str] | None = None) -> None:
     if p.base_model != "builtin":
         with atomic_dir(out) as tmp:
             write_json(tmp / META, {"base_model": p.base_model, "revision": p.revision, "profile": prm.profile})
-        write_text(CURVE, "step,loss,lr\n")
+        write_text(paths.PRETRAIN_CURVE, "step,loss,lr\n")
         print(f"pretrain: recorded external base model {p.base_model} (revision {p.revision})")
         return
 
-    passages = read_records(PASSAGES, Passage)
-    qas = read_records(QAS, QA)
+    passages = read_records(paths.PASSAGES, Passage)
+    qas = read_records(paths.QAS, QA)
     held_out = held_out_questions()
     started = time.perf_counter()
     result = pretrain(passages, qas, p, seed=prm.seed, held_out=held_out, progress=True)
@@ -103,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
             do_sample=False,
         ).save_pretrained(tmp)
         write_json(tmp / META, meta)
-    write_text(CURVE, curve_csv(result.curve))
+    write_text(paths.PRETRAIN_CURVE, curve_csv(result.curve))
     write_run_log("pretrain", {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads()})
     print(
         f"pretrain: {result.n_params / 1e6:.2f}M params, {p.steps} steps on {result.n_tokens} tokens, "
@@ -111,8 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
 
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default=str(OUT))
+_arguments = path_options(out=paths.BASE)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from pipeline import params as params_mod
-from pipeline import stats
+from pipeline import paths, stats
 from pipeline.augment.core import is_refusal
 from pipeline.io import InputError, csv_text, read_records, write_json, write_text
 from pipeline.language import question_of_prompt, refusal_of
@@ -29,17 +29,12 @@ from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
 from pipeline.reporting.provenance import sources_text
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
 log = logging.getLogger("pipeline.stages.report")
 
-SCORES = Path("data/scores")
-PAIRS_ROOT = Path("data/processed")
-ADAPTERS = Path("models/adapters")
 BASE_NAME = "base"  # the score stage's name for the base model (pipeline.stages.score, which loads torch)
-BASE_META = Path("models/base/meta.json")
-CURVES = Path("reports/training")
 
 # docs/method.md §8 training defaults: the report lists every run parameter that differs from them (the values of
 # TrainParams' defaults, which are docs/method.md §8's).
@@ -341,8 +336,8 @@ def main(argv: list[str] | None = None) -> None:
     reports = Path(args.reports)
     data_metrics_path = reports / "data_details.json"
     data_metrics = json.loads(data_metrics_path.read_text(encoding="utf-8")) if data_metrics_path.exists() else {}
-    base_meta = json.loads(BASE_META.read_text(encoding="utf-8")) if BASE_META.exists() else {}
-    augment_meta_path = Path(args.pairs_root) / "pairs_aug" / "meta.json"
+    base_meta = json.loads(paths.BASE_META.read_text(encoding="utf-8")) if paths.BASE_META.exists() else {}
+    augment_meta_path = Path(args.pairs_root) / paths.PAIRS_AUG.name / paths.AUGMENT_META.name
     augment_meta = json.loads(augment_meta_path.read_text(encoding="utf-8")) if augment_meta_path.exists() else {}
     ctx = {"params": prm, "scores_meta": meta, "runs": run_meta, "data_metrics": data_metrics,
            "augment_meta": augment_meta,
@@ -372,11 +367,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scores", default=str(SCORES))
-    parser.add_argument("--pairs-root", default=str(PAIRS_ROOT))
-    parser.add_argument("--adapters", default=str(ADAPTERS))
-    parser.add_argument("--curves", default=str(CURVES))
-    parser.add_argument("--reports", default="reports")
+    path_options(scores=paths.SCORES, pairs_root=paths.PROCESSED, adapters=paths.ADAPTERS,
+                 curves=paths.TRAINING_CURVES, reports=paths.REPORTS)(parser)
 
 
 if __name__ == "__main__":

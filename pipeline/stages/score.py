@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from pipeline import distributed, stats
+from pipeline import distributed, paths, stats
 from pipeline.io import InputError, atomic_dir, read_records, require_finite, write_json, write_records
 from pipeline.models.fitting import FittedPair, fit_counts
 from pipeline.models.loading import unwrap
@@ -36,15 +36,11 @@ from pipeline.sampling import seeded_sample
 from pipeline.scoring import EncodedPair, ResponseScores, encode_pairs, encoded
 from pipeline.scoring.registry import Scorer, score_records, scorer, scorings
 from pipeline.scoring.shared_trunk import TrunkBatch, score_from_trunk, shared_layers, trunk_batches
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
 log = logging.getLogger("pipeline.stages.score")
 
-PAIRS_ROOT = Path("data/processed")
-BASE = Path("models/base")
-ADAPTERS = Path("models/adapters")
-OUT = Path("data/scores")
 BASE_NAME = "base"
 
 
@@ -96,7 +92,7 @@ def load_eval_corpus(name: str, root: Path, splits: Sequence[str], max_pairs: in
         selected = select_pairs(outside, max_pairs, seed, "score")
         splits = ()
     for split in splits:
-        path = files[split] = root / name / f"{split}.jsonl"
+        path = files[split] = paths.split_file(root / name, split)
         records = read_records(path, Pair)
         for line, pair in enumerate(records, start=1):
             if pair.id in seen:
@@ -278,10 +274,7 @@ def _score(args: argparse.Namespace, params: Any) -> None:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pairs-root", default=str(PAIRS_ROOT))
-    parser.add_argument("--base", default=str(BASE))
-    parser.add_argument("--adapters", default=str(ADAPTERS))
-    parser.add_argument("--out", default=str(OUT))
+    path_options(pairs_root=paths.PROCESSED, base=paths.BASE, adapters=paths.ADAPTERS, out=paths.SCORES)(parser)
 
 
 if __name__ == "__main__":

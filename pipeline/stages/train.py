@@ -26,18 +26,16 @@ from typing import Any
 
 import torch
 
-from pipeline import distributed
+from pipeline import distributed, paths
 from pipeline.io import InputError, atomic_dir, write_json, write_run_log, write_text
-from pipeline.models.loading import BASE_DIR, base_info, load_base, portable_base
+from pipeline.models.loading import base_info, load_base, portable_base
 from pipeline.params import RUN_PARAMS, Params, ParamsError, parse_run, to_dict
-from pipeline.stages import run, start
+from pipeline.stages import path_options, run, start
 from pipeline.training.data import Counts, cap, load_training_examples, tokenize
 from pipeline.training.run import CURVE_FIELDS, train_adapter
 
 log = logging.getLogger("pipeline.stages.train")
 
-ADAPTERS = Path("models/adapters")
-CURVES = Path("reports/training")
 
 
 def curve_csv(rows: list[dict], objective: str) -> str:
@@ -103,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     # Rank 0 logs the dvclive curves into a temporary folder that replaces reports/training/<run> only
     # when training succeeds: a failed run (a NaN loss) leaves no half curve behind.
-    with atomic_dir(CURVES / name) if distributed.is_main() else contextlib.nullcontext() as live:
+    with atomic_dir(paths.TRAINING_CURVES / name) if distributed.is_main() else contextlib.nullcontext() as live:
         result = train_adapter(model, tokenizer, rows, spec.objective, t, spec.seed, name, curves_dir=live)
     wall = time.perf_counter() - started
     meta = {
@@ -126,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     if not distributed.is_main():
         return
-    with atomic_dir(ADAPTERS / name) as tmp:
+    with atomic_dir(paths.ADAPTERS / name) as tmp:
         result.model.save_pretrained(tmp, safe_serialization=True)
         # PEFT adds a model-card template; it carries no information and is not reproducible.
         (tmp / "README.md").unlink(missing_ok=True)
@@ -134,10 +132,10 @@ def main(argv: list[str] | None = None) -> None:
         write_json(tmp / "train_meta.json", meta)
     write_run_log(name, {"wall_time_s": round(wall, 2), "torch_threads": torch.get_num_threads(),
                          **({"processes": distributed.world_size()} if distributed.world_size() > 1 else {})})
-    write_text(CURVES / f"{name}.csv", curve_csv(result.curve, spec.objective))
+    write_text(paths.TRAINING_CURVES / f"{name}.csv", curve_csv(result.curve, spec.objective))
     print(f"train {name}: {counts.pairs_used} pairs ({counts.refit} fitted by dropping distractors, "
           f"{counts.dropped} left out), {result.steps} steps, "
-          f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {ADAPTERS / name}")
+          f"final loss {result.final_loss:.4f}, {wall:.1f}s -> {paths.ADAPTERS / name}")
 
 
 def check_target_modules(model: torch.nn.Module, targets: list[str]) -> None:
@@ -152,7 +150,7 @@ def check_target_modules(model: torch.nn.Module, targets: list[str]) -> None:
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", required=True, help="<objective>-<corpus>-s<seed>, e.g. dpo-pairs_aug-s0")
-    parser.add_argument("--base", default=str(BASE_DIR))
+    path_options(base=paths.BASE)(parser)
 
 
 if __name__ == "__main__":

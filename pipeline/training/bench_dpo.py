@@ -29,12 +29,13 @@ from trl import DPOConfig, DPOTrainer
 from trl.trainer.dpo_trainer import DataCollatorForPreference
 
 from pipeline import params as params_mod
+from pipeline import paths
 from pipeline.io import write_json
 from pipeline.models import load_base
 from pipeline.training.data import cap, load_training_examples, tokenize
 from pipeline.training.run import build_trainer, lora_config
 
-OUT = Path("reports/bench/dpo_step.json")
+OUT = paths.BENCH / "dpo_step.json"
 WAYS = ("trl", "kernel", "shared")
 
 
@@ -114,10 +115,10 @@ def main(argv: list[str] | None = None) -> None:
     p = params_mod.load(args.params)
     t = dataclasses.replace(p.train, lora=dataclasses.replace(p.train.lora, dropout=0.0))
     n_pairs = args.pairs or t.batch_size
-    _, tokenizer = load_base(root / "models" / "base")
+    _, tokenizer = load_base(root / paths.BASE)
     rows = batch_rows(root, tokenizer, t, n_pairs, p.seed)
     with tempfile.TemporaryDirectory(prefix="bench-dpo-") as out_dir:
-        trainers, batch = build(root / "models" / "base", rows, t, p.seed, out_dir)
+        trainers, batch = build(root / paths.BASE, rows, t, p.seed, out_dir)
         walls: dict[str, list[float]] = {w: [] for w in WAYS}
         results: dict[str, tuple[torch.Tensor, dict]] = {}
         for _ in range(args.repeats):
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     tokens = int(batch["attention_mask"].sum())
     report: dict[str, Any] = {
         "what": "one DPO training step (forward + backward, no optimizer step) on the same batch and LoRA weights",
-        "model": str(root / "models" / "base"), "layers": trainers["trl"].model.config.num_hidden_layers,
+        "model": str(root / paths.BASE), "layers": trainers["trl"].model.config.num_hidden_layers,
         "lora_top_layers": t.lora.top_layers, "lora_targets": list(t.lora.target_modules), "lora_r": t.lora.r,
         "pairs": n_pairs, "tokens_trl_rows": tokens,
         "tokens_prompt_once": sum(len(r["prompt_ids"]) + len(r["chosen_ids"]) + len(r["rejected_ids"]) for r in rows),

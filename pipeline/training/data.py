@@ -16,15 +16,13 @@ from typing import Any
 
 from transformers import PreTrainedTokenizerBase
 
+from pipeline import paths
 from pipeline.importers import Skips
 from pipeline.importers.registry import OFF, reader
-from pipeline.io import read_records
 from pipeline.kernels import IGNORE_INDEX
 from pipeline.models.fitting import fit_counts, fit_pair
-from pipeline.records import Pair
 from pipeline.sampling import seeded_sample
 
-CORPUS_DIRS = {"pairs": Path("data/processed/pairs"), "pairs_aug": Path("data/processed/pairs_aug")}
 EXTERNAL = "external"
 EXTERNAL_PARAM = "train.external_pairs.path"
 
@@ -59,7 +57,7 @@ class Counts:
 def corpus_parts(corpus: str) -> list[str]:
     parts = corpus.split("+")
     for part in parts:
-        if part not in CORPUS_DIRS and part != EXTERNAL:
+        if part not in paths.CORPORA and part != EXTERNAL:
             raise ValueError(f"unknown corpus part {part!r} in {corpus!r} (known: pairs, pairs_aug, external)")
     return parts
 
@@ -109,7 +107,7 @@ def load_training_examples(corpus: str, split: str = "train", external_pairs: An
                 examples.extend(load_external(Path(root) / external_pairs.path,
                                               getattr(external_pairs, "on_invalid", "stop"), external_pairs.format))
             continue
-        pairs: list[Pair] = read_records(Path(root) / CORPUS_DIRS[part] / f"{split}.jsonl", Pair)
+        pairs = paths.read_split(Path(root) / paths.CORPORA[part], split)
         examples.extend(Example(p.id, p.prompt, p.chosen, p.rejected, part, p.variant, p.passage_spans,
                                 p.gold_slot) for p in pairs)
     examples.sort(key=lambda e: (e.source, e.id))
