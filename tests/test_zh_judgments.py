@@ -145,7 +145,10 @@ def test_chinese_pairs_are_length_balanced_after_augmentation(corpus):
     def longer(ps):
         return sum(p.chosen_tokens > p.rejected_tokens for p in ps) / len(ps)
 
-    assert len(pairs) >= 100
+    # 75 pairs when measured. There were 168 while the judge marked down every verbose answer for its
+    # "（见第[1]段）" pointer (86 faithfulness pairs against it) and every explained 否 against a bare one
+    # (14 correctness pairs): those were ties misjudged, not preferences.
+    assert len(pairs) >= 60
     assert longer(pairs) <= 0.34
     # Augmentation rewrites refusal and ungrounded-answer pairs only (docs/method.md §6); the faithfulness
     # and correctness pairs, most of these (their chosen side usually the shorter quote), keep their

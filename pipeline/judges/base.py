@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,46 @@ def item_language(qa: QA) -> str:
     """The language a judge reads an item in: that of its question and reference answer (a QA record
     carries no language of its own; its decision's language is the one its text is written in)."""
     return language.detect(f"{qa.question}\n{qa.answer}")
+
+
+# The finish_reason of an answer cut off at max_new_tokens (pipeline/backends/base.py Response).
+CUT_OFF = "length"
+# The end of a finished sentence: its stop (closing quotes and brackets stay with it), then a space, a
+# line break or the end of the text; a Chinese stop needs no space after it, and in Chinese a ； closes a
+# finding as a stop does (language.sentences).
+_FINISHED = {
+    "en": re.compile(r"[.!?。！？][\"'”’)）\]]*(?=\s|$)|\n"),
+    "zh": re.compile(r"[。！？；!?][”’」』）)\"']*|[.](?=\s|$)|\n"),
+}
+
+
+def cut_off(item: JudgeItem) -> bool:
+    return item.candidate.finish_reason == CUT_OFF
+
+
+def as_judged(item: JudgeItem) -> JudgeItem | None:
+    """The item a judge reads (docs/method.md §4). An answer cut off at max_new_tokens is judged on its
+    finished sentences: the unfinished tail is no claim (a cut number or a negation that never came would
+    be read as one). None when the cut leaves no finished sentence: that candidate is unusable."""
+    if not cut_off(item):
+        return item
+    text = item.candidate.text
+    ends = [m.end() for m in _FINISHED[item_language(item.qa)].finditer(text)]
+    kept = text[: ends[-1]].strip() if ends else ""
+    if not kept:
+        return None
+    return dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, text=kept))
+
+
+def unusable(item: JudgeItem, judge: str) -> Label:
+    return Label(item.candidate.id, judge, "unusable", None, None, None, "ok")
+
+
+def cap_cut_off(item: JudgeItem, label: Label) -> Label:
+    """A cut-off answer is never complete: what it would have said next is unknown."""
+    if cut_off(item) and label.completeness == "complete":
+        label.completeness = "incomplete"
+    return label
 
 
 class Judge(Protocol):

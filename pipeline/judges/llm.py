@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.backends.base import Generator, Request
-from pipeline.judges.base import JudgeItem, item_language
+from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.prompts import render_passages
 from pipeline.records import LABEL_DIMENSIONS, Label
 
@@ -116,12 +116,17 @@ class LLMJudge:
         self.seed = seed
 
     def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
-        slots = [_Slot(i, Label(i.candidate.id, self.name, None, None, None, None, "ok")) for i in items]
+        # A cut-off answer is shown with its finished sentences only, and one with none is unusable
+        # without a call (the rule of docs/method.md §4 that every judge shares).
+        judged = [as_judged(i) for i in items]
+        slots = [_Slot(j, Label(j.candidate.id, self.name, None, None, None, None, "ok")) for j in judged if j]
         self._ask("behaviour", slots)
         attempted = [s for s in slots if s.label.status == "ok" and s.label.behaviour == "attempted"]
         for dimension in ("faithfulness", "correctness", "completeness"):
             self._ask(dimension, [s for s in attempted if s.label.status == "ok"])
-        return [s.label for s in slots]
+        labels = iter(s.label for s in slots)
+        return [unusable(i, self.name) if j is None else cap_cut_off(i, next(labels))
+                for i, j in zip(items, judged, strict=True)]
 
     def _ask(self, dimension: str, slots: list[_Slot]) -> None:
         pending = list(slots)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pipeline import language
 from pipeline import matching as m
-from pipeline.judges.base import JudgeItem, item_language
+from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.records import Label
 
 
@@ -41,8 +41,11 @@ class Strictness:
     qualifiers_required: float
     # Share of the reference answer's content words needed when a QA lists no facts.
     reference_recall: float
-    # Share of a Yes/No answer's own words that must come from the question or the reference.
+    # A sentence explaining a Yes/No answer is about the question when this share of its own words comes
+    # from the question or the reference, or when it holds topic_coverage of the question's content
+    # words other than names (and it names no other party).
     topic_overlap: float
+    topic_coverage: float
 
 
 STRICTNESS = {
@@ -57,6 +60,7 @@ STRICTNESS = {
         qualifiers_required=1.0,
         reference_recall=0.5,
         topic_overlap=0.4,
+        topic_coverage=0.6,
     ),
     "lenient": Strictness(
         attempt_min_words=4,
@@ -69,6 +73,7 @@ STRICTNESS = {
         qualifiers_required=0.5,
         reference_recall=0.3,
         topic_overlap=0.25,
+        topic_coverage=0.4,
     ),
 }
 # A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
@@ -97,21 +102,40 @@ _ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[�
 _CLAUSE_END = {"zh": "，；：", "en": ",;:"}
 
 
+def _quoted_part(body: str, source: _Sentence, lang: str) -> str | None:
+    """The clause(s) of the source sentence that a claim quotes word for word (lower-cased), or None when
+    the claim is not a verbatim quote of it."""
+    # Lower case: an answer capitalises the clause it starts with.
+    quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
+    at = text.find(quote) if quote else -1
+    if at < 0:
+        return None
+    ends = _CLAUSE_END.get(lang, _CLAUSE_END["en"])
+    start = max(text.rfind(c, 0, at) for c in ends) + 1
+    after = [i for i in (text.find(c, at + len(quote)) for c in ends) if i >= 0]
+    return text[start : min(after, default=len(text))]
+
+
 def _source_negative(body: str, source: _Sentence, lang: str) -> bool:
     """Whether the part of the source sentence a claim rests on is negative: the clause(s) holding the
     claim when it quotes the sentence word for word, else the whole sentence. A clause-level quote from a
     long sentence ("王某仅于2017年6月30日归还本金50,000元" out of a sentence whose other clause says 未归还)
     is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
     its own clause still is."""
-    # Lower case: an answer capitalises the clause it starts with.
-    quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
-    at = text.find(quote) if quote else -1
-    if at < 0:
-        return source.negative
-    ends = _CLAUSE_END.get(lang, _CLAUSE_END["en"])
-    start = max(text.rfind(c, 0, at) for c in ends) + 1
-    after = [i for i in (text.find(c, at + len(quote)) for c in ends) if i >= 0]
-    return m.is_negative(text[start : min(after, default=len(text))], lang)
+    part = _quoted_part(body, source, lang)
+    return source.negative if part is None else m.is_negative(part, lang)
+
+
+def _answering_part(body: str, source: _Sentence, question: str, lang: str) -> _Sentence:
+    """What a Yes/No with a quote is checked against: the quoted clause(s) when they are about the
+    question ("Yes. The Tribunal granted relief against forfeiture." out of "Although the tenant did not
+    pay, the Tribunal granted relief against forfeiture."), else the whole source sentence (a quote of a
+    side clause does not show what the sentence answers)."""
+    part = _quoted_part(body, source, lang)
+    if part is None or part == source.text.lower():
+        return source
+    clause = _Sentence(part, m.haystack(part, lang), m.numbers(part, lang), m.is_negative(part, lang))
+    return clause if _on_topic(question, clause, lang) else source
 
 
 class RuleJudge:
@@ -126,6 +150,12 @@ class RuleJudge:
         return [self.judge_one(item) for item in items]
 
     def judge_one(self, item: JudgeItem) -> Label:
+        judged = as_judged(item)
+        if judged is None:
+            return unusable(item, self.name)
+        return cap_cut_off(item, self._judge_finished(judged))
+
+    def _judge_finished(self, item: JudgeItem) -> Label:
         text, lang = item.candidate.text, item_language(item.qa)
         behaviour = self.behaviour(text, item.refusal, lang)
         label = Label(item.candidate.id, self.name, behaviour, None, None, None, "ok")
@@ -200,13 +230,9 @@ class RuleJudge:
             return "unsupported"
         polarity_ok = not self.cfg.check_polarity or (
             m.is_negative(body, lang) == _source_negative(body, best, lang)
-            # The Yes/No must be the answer the supporting sentence gives to the question (when that
-            # sentence is about the question at all).
-            and (
-                lead is None
-                or not _on_topic(question, best, lang)
-                or lead == _bottom_line(question, best, lang)
-            )
+            # The Yes/No must be the answer the supporting sentence (or the clause quoted from it) gives
+            # to the question, when that sentence is about the question at all.
+            and (lead is None or _gives(lead, question, _answering_part(body, best, question, lang), lang))
         )
         in_sentence = nums <= best.numbers
         numbers_ok = in_sentence if self.cfg.numbers_in_sentence else nums <= _all_numbers(context)
@@ -245,19 +271,41 @@ class RuleJudge:
         )
         if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
             return "incorrect"
-        body = m.content_words(m.strip_lead(answer, lang), lang)
-        if polarity_facts and body:
+        if polarity_facts and not self._about_question(answer, item, lang):
             # A right Yes/No attached to a sentence about another matter (another party, another order)
             # does not give the reference's bottom line.
-            about = m.haystack(qa.answer, lang) | m.haystack(qa.question, lang)
-            if len(body & about) / len(body) < self.cfg.topic_overlap:
-                return "incorrect"
+            return "incorrect"
         others = [f for f in facts if f not in polarity_facts]
         if not others:
             return "correct"
         present = sum(self.fact_present(f, answer, lang) for f in others)
         needed = math.ceil(self.cfg.facts_required * len(others) - 1e-9)
         return "correct" if present >= max(1, needed) else "incorrect"
+
+    def _about_question(self, answer: str, item: JudgeItem, lang: str) -> bool:
+        """Whether a Yes/No answer's explanation is about what was asked, so that its Yes/No is the
+        bottom line of the question and not of another matter. Either the explanation as a whole
+        restates the question or the reference, or the sentence that carries the bottom line (the first
+        after the Yes/No that is not framing) does so on its own or covers what the question asks about,
+        naming no other party. What follows that sentence (a quoted finding brings the rest of its
+        sentence along; a verbose answer appends another) is faithfulness's to judge, not correctness's."""
+        question = item.qa.question
+        about = m.haystack(item.qa.answer, lang) | m.haystack(question, lang)
+        body = m.strip_lead(answer, lang)
+        words = m.content_words(body, lang)
+        if not words or _share(words, about) >= self.cfg.topic_overlap:
+            return True
+        claim = next((s for s in language.sentences(body, lang) if not m.is_framing(s, lang)), "")
+        words = m.content_words(claim, lang)
+        if not words:
+            return False
+        asked_names = m.names(question, lang, skip_first=True)
+        # What the question asks about, names aside: a finding about the same person on another matter
+        # shares the names and little else.
+        asked = m.content_words(question, lang) - set().union(*asked_names)
+        covers = bool(asked) and _share(asked, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
+        restates = _share(words, about) >= self.cfg.topic_overlap
+        return (restates or covers) and _same_parties(claim, asked_names, lang)
 
     def fact_present(self, fact: str, answer: str, lang: str | None = None) -> bool:
         fact_numbers = m.numbers(fact, lang)
@@ -304,6 +352,28 @@ def _align(
         if key > best_key:
             best, best_key, best_recall = sentence, key, recall
     return best, best_recall
+
+
+def _share(words: set[str], other: set[str]) -> float:
+    return len(words & other) / len(words)
+
+
+def _same_parties(sentence: str, asked: list[frozenset[str]], lang: str) -> bool:
+    """False when the sentence is about another party than the question names: it names someone who
+    shares a name word with a party of the question (Au Hiu-tung for Yeung Hiu-tung; in Chinese any
+    X某 for 孙某) but names none of the question's parties in full."""
+    if not asked:
+        return True
+    named = m.names(sentence, lang)
+    shared = set().union(*asked)
+    if not any(n & shared for n in named):
+        return True
+    return any(a <= n for a in asked for n in named)
+
+
+def _gives(lead: str, question: str, statement: _Sentence, lang: str) -> bool:
+    """Whether `statement` answers `question` with `lead`, or is not about the question at all."""
+    return not _on_topic(question, statement, lang) or lead == _bottom_line(question, statement, lang)
 
 
 def _on_topic(question: str, sentence: _Sentence, lang: str) -> bool:

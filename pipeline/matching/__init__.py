@@ -41,6 +41,12 @@ FRAMING = frozenset(
 CURRENCY = frozenset("hk us usd hkd rmb cny gbp eur dollar dollars yuan".split())
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,-]\s*\d+)*\s*\]|\((?:passage|para(?:graph)?|p\.)\s*\d+\)", re.I)
+# A Chinese pointer to the passages ("（见第[1]段和第[2]段）", "（第1段）") goes whole, as "(passage 1)" does:
+# left as "（见第 段）" its 见 and 段 read as a claim that no passage supports.
+_ZH_PARAGRAPH = r"第\s*\[?\s*\d+\s*\]?\s*段"
+_ZH_CITATION = re.compile(
+    rf"[（(]\s*(?:参见|详见|见)?\s*{_ZH_PARAGRAPH}(?:\s*[和、及与,，]\s*{_ZH_PARAGRAPH})*\s*[）)]"
+)
 # Phrases that on their own say the answer cannot be given from what was shown.
 _REFUSAL_CUES = re.compile(
     r"\b(?:(?:not|insufficient|in)\s*(?:enough|sufficient)\s+(?:information|detail|evidence)"
@@ -68,7 +74,7 @@ _LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)]\s+)?(yes|no)\b[\s,.;:!\-\u2014
 
 
 def strip_citations(text: str) -> str:
-    return _CITATION.sub(" ", text)
+    return _CITATION.sub(" ", _ZH_CITATION.sub(" ", text))
 
 
 def _lang(text: str, lang: str | None) -> str:
@@ -124,6 +130,26 @@ def haystack(text: str, lang: str | None = None) -> set[str]:
         else:
             units.add(stem(piece))
     return units
+
+
+# Names of parties: an English run of capitalised words ("Chan Tai-man", "Chu Investment Limited"), a
+# Chinese party written as surname + 某 (孙某, 赵某某). 某 after a role or a particle is a determiner
+# (被告某物流有限公司: "a certain logistics company"), not a name.
+_EN_NAME = re.compile(r"[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*")
+_ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+")
+_ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某")
+
+
+def names(text: str, lang: str | None = None, skip_first: bool = False) -> list[frozenset[str]]:
+    """The names in a text, each as its set of content words (content_words' form). `skip_first` leaves
+    out the text's first word (the "Did"/"Was" of an English question)."""
+    if _lang(text, lang) == "zh":
+        found = [m.group(0) for m in _ZH_NAME.finditer(text) if m.group(1) not in _ZH_NOT_SURNAME]
+        return [frozenset(content_words(n, "zh")) for n in found]
+    if skip_first:
+        text = re.sub(r"^\s*\S+", "", text)
+    runs = (frozenset(content_words(n, "en")) for n in _EN_NAME.findall(text))
+    return [r for r in runs if r]
 
 
 def fact_words(fact: str, lang: str | None = None) -> set[str]:
