@@ -22,7 +22,14 @@ def seeded_sample(items: Sequence[T], n: int | None, seed: int, salt: str | Call
     function of the item when items of several sources share one draw (training's corpus parts)."""
     if not n or n <= 0 or len(items) <= n:
         return list(items)
-    salt_of: Callable[[Any], str] = salt if callable(salt) else (lambda _item: salt)
-    ranked = sorted(range(len(items)), key=lambda i: (stable_hash(seed, salt_of(items[i]), items[i].id), items[i].id))
-    keep = set(ranked[:n])
+    keep = set(seeded_order(range(len(items)), items, seed, salt)[:n])
     return [item for i, item in enumerate(items) if i in keep]
+
+
+def seeded_order(
+    positions: Sequence[int], items: Sequence[T], seed: int, salt: str | Callable[[T], str]
+) -> list[int]:
+    """`positions` (indices into `items`) in the order of seeded_sample's draw: smallest
+    stable_hash(seed, salt, id) first, ties by id. A prefix of it is the seeded sample of that size."""
+    salt_of: Callable[[Any], str] = salt if callable(salt) else (lambda _item: salt)
+    return sorted(positions, key=lambda i: (stable_hash(seed, salt_of(items[i]), items[i].id), items[i].id))

@@ -20,7 +20,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 ZH_REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
 # The gold sentence of the SQuAD paragraph (tests/fixtures/importers/zh_squad.json), quoted verbatim by the
 # outside "quote" answers (tests/fixtures/bilingual/zh_answers.jsonl).
-GOLD_QUOTE = "经查明，张某于2010年3月在内幕信息敏感期内买入某公司股票，获利4,665,091.79元。"
+GOLD_QUOTE = "法院判决某物流公司向王某支付二倍工资差额93,500元。"
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -110,7 +110,7 @@ def test_rule_judge_reads_chinese(zh):
     # The offline panel's own Chinese refusals (its wording differs from the param's) are abstentions.
     panel_refusals = [c for c in zh["candidates"] if c["text"].endswith("没有足够的信息来回答这个问题。")]
     assert len(panel_refusals) > 20 and all(labels[c["id"]]["behaviour"] == "abstained" for c in panel_refusals)
-    # "是。" + the gold sentence answering the A-not-A question "证监会有没有没收张某的违法所得？" (answer 是).
+    # "是。" + the gold sentence answering the A-not-A question "法院有没有判令公司支付二倍工资差额？" (answer 是).
     assert label("qa-zh-3/gold_only/offline:confident") == ("attempted", "fully_supported", "correct")
 
 
@@ -126,7 +126,7 @@ def test_unanswerable_chinese_pairs_prefer_the_refusal(zh):
         assert chosen["behaviour"] == "abstained" and rejected["behaviour"] == "attempted", p["id"]
     hand = [p for p in unanswerable if p["context_id"] == "qa-zh-2/random_context"
             and {p["chosen_generator"], p["rejected_generator"]} == {"import:refuser", "import:quote"}]
-    assert len(hand) == 1 and hand[0]["chosen"] == ZH_REFUSAL and hand[0]["rejected"] == "张某的辩护律师是王律师。"
+    assert len(hand) == 1 and hand[0]["chosen"] == ZH_REFUSAL and hand[0]["rejected"] == "王某的代理律师是陈律师。"
 
 
 @slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -24,8 +25,8 @@ class MatrixRetriever:
     def __init__(self, score_fn):
         self._score_fn = score_fn
 
-    def top(self, query, n, exclude):
-        return top_outside(self._score_fn(query), n, exclude)
+    def top(self, query, n, exclude, ties=None):
+        return top_outside(self._score_fn(query), n, exclude, ties)
 
 
 ALL = list(VARIANTS)
@@ -317,6 +318,8 @@ ZH_QAS = [
     QA("qz", "张某通过这次交易赚了多少钱？", "4,665,091.79元", "zh1/p0", "zh1", "factual", ["4,665,091.79元"], []),
     QA("qe", "How much rent did the tenant owe?", "HK$48,000", "en1/p0", "en1", "factual", ["HK$48,000"], []),
 ]
+# Declared by the passages' decisions (pipeline/retrieval/languages.py), not read off their script.
+ZH_LANGUAGES = ["zh", "zh", "en"]
 
 
 class NoUnknownTokenizer:
@@ -336,7 +339,7 @@ def test_an_english_only_dense_model_on_chinese_text_stops_naming_the_param():
     from pipeline.retrieval.coverage import CoverageError
 
     with pytest.raises(CoverageError) as info:
-        make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, ContextsParams(), cache_dir=None)
+        make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, ContextsParams(), None, ZH_LANGUAGES)
     message = str(info.value)
     assert "'minilm'" in message and "language 'zh'" in message
     assert "contexts.dense_language_models.zh" in message and "contexts.allow_uncovered_language" in message
@@ -365,17 +368,51 @@ def test_opting_in_or_mapping_a_model_per_language_routes_questions(tmp_path):
         vectors = np.stack([rows[i] for i in range(3)] + [rows[best]] * len(ZH_QAS))
         cache.add([text_key(t) for t in texts], vectors)
     cfg = ContextsParams(dense_model="en-model", dense_language_models={"zh": "zh-model"})
-    rets = make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, cfg, tmp_path, tokenizer_for=lambda m: NoUnknownTokenizer())
+    rets = make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, cfg, tmp_path, ZH_LANGUAGES,
+                           tokenizer_for=lambda m: NoUnknownTokenizer())
     assert rets["dense"].top(0, 1, set()) == [1]  # the zh question: zh-model
     assert rets["dense"].top(1, 1, set()) == [2]  # the English question: en-model
+
+
+def test_a_question_goes_to_the_model_of_its_declared_language_whatever_its_script(tmp_path):
+    """A Chinese question (gold passage in a zh decision) full of Latin names reads as English by its
+    script; an English question quoting a Chinese statute reads as Chinese. Each goes to the model of
+    its declared language, and the coverage check sees it among that language's texts."""
+    from pipeline import language
+    from pipeline.params import ContextsParams
+    from pipeline.retrieval import build
+    from pipeline.retrieval.build import make_retrievers, passage_text
+    from pipeline.retrieval.dense import EmbeddingCache, text_key
+
+    zh_latin = QA("qz", "Goldman Sachs Asia LLC 向 SFC 缴纳了多少 penalty？", "a", "zh2/p0", "zh2", "factual", ["a"], [])
+    en_quoting = QA("qe", "What penalty did the court impose under 《证券法》第二百零二条 for 内幕交易 and 没收违法所得?",
+                    "a", "en1/p0", "en1", "factual", ["a"], [])
+    qas = [zh_latin, en_quoting]
+    assert [language.detect(q.question) for q in qas] == ["en", "zh"]  # the script says the opposite
+    docs = [passage_text(p) for p in ZH_PASSAGES]
+    for model, best in (("en-model", 2), ("zh-model", 1)):
+        rows = np.eye(3, dtype=np.float32)
+        EmbeddingCache(tmp_path, model).add([text_key(t) for t in docs + [q.question for q in qas]],
+                                            np.stack([*rows, rows[best], rows[best]]))
+    seen = {}
+
+    def coverage(model, lang, texts, *args):
+        seen[model, lang] = list(texts)
+        return 0.0
+
+    cfg = ContextsParams(dense_model="en-model", dense_language_models={"zh": "zh-model"})
+    with mock.patch.object(build, "check_coverage", side_effect=coverage):
+        rets = make_retrievers(ZH_PASSAGES, qas, {"dense"}, cfg, tmp_path, ZH_LANGUAGES)
+    assert rets["dense"].top(0, 1, set()) == [1]  # zh-model
+    assert rets["dense"].top(1, 1, set()) == [2]  # en-model
+    assert seen["zh-model", "zh"] == [zh_latin.question, *docs[:2]]
+    assert seen["en-model", "en"] == [en_quoting.question, docs[2]]
 
 
 def test_gold_recall_per_language_counts_hits_in_the_top_k(tmp_path):
     """recall@1 worked out by hand: BM25 finds each question's gold (it shares the question's words);
     the pre-filled "dense" vectors point both questions at the English passage, so dense finds the
     English gold only. The unanswerable question is left out."""
-    from unittest import mock
-
     from pipeline.params import ContextsParams
     from pipeline.retrieval import build
     from pipeline.retrieval.build import passage_text
@@ -389,6 +426,6 @@ def test_gold_recall_per_language_counts_hits_in_the_top_k(tmp_path):
     cfg = ContextsParams(dense_model="m", allow_uncovered_language=True)
     # "m" has no tokenizer to load: the coverage check is not what this test is about.
     with mock.patch.object(build, "check_coverage", return_value=0.0):
-        recall = gold_recall(ZH_PASSAGES, qas, cfg, tmp_path, k=1)
+        recall = gold_recall(ZH_PASSAGES, qas, cfg, tmp_path, ZH_LANGUAGES, k=1)
     assert recall == {"en": {"questions": 1, "bm25": 1.0, "dense": 1.0},
                       "zh": {"questions": 1, "bm25": 1.0, "dense": 0.0}}

@@ -19,7 +19,9 @@ from pipeline.io import InputError, write_records
 from pipeline.records import QA, Passage
 from pipeline.retrieval import languages as langs
 from pipeline.retrieval.bm25 import BM25Retriever
+from pipeline.retrieval.rank import top_outside
 from pipeline.retrieval.variants import ContextError, build_contexts
+from pipeline.text import stable_hash
 
 SOURCED = [v for v in ALL if v != "gold_only"]
 
@@ -131,6 +133,69 @@ def test_one_language_gives_the_contexts_it_gave_without_languages():
     assert build(passages, languages, qas, seed=11) == build(passages, None, qas, seed=11)
 
 
+def test_zero_scores_follow_the_given_order_after_every_positive_one():
+    """Worked by hand: positives by score, ties by index (0 and 5 tie at 2.0); then the zero scores in
+    the order `ties` gives (4, 1, 3), then a zero it leaves out (6); the excluded 7 never."""
+    scores = np.array([2.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0])
+    assert top_outside(scores, 8, {7}, lambda: [4, 1, 3]) == [0, 5, 2, 4, 1, 3, 6]
+    assert top_outside(scores, 8, {7}) == [0, 5, 2, 1, 3, 4, 6]  # without: by index
+
+    def never():
+        raise AssertionError("asked for the zero-score order though no zero made the top")
+
+    assert top_outside(scores, 3, {7}, never) == [0, 5, 2]
+
+
+def fill_in_corpus(en_passages: int = 30):
+    """Three Chinese decisions of one passage each (a question on each) and English decisions that share
+    no BM25 token with the Chinese questions, except en0, which names the regulator "SFC" as they do."""
+    passages, languages, qas = [], [], []
+    for d in range(3):
+        did = f"zh{d}"
+        passages.append(Passage(f"{did}/p0", did, did, "事实", f"经查明，第{d}号案当事人被证监会处以罚款。", 0))
+        languages.append("zh")
+        qas.append(QA(f"q-{did}", f"SFC 对第{d}号案当事人罚了多少？", "答", f"{did}/p0", did, "factual", ["答"], []))
+    for d in range(en_passages):
+        did = f"en{d}"
+        regulator = "the SFC" if d == 0 else "the tribunal"
+        text = f"In matter {chr(97 + d % 26)}{chr(97 + d // 26)} {regulator} heard the tenant's appeal."
+        passages.append(Passage(f"{did}/p0", did, did, "Facts", text, 0))
+        languages.append("en")
+    return passages, languages, qas
+
+
+def test_zero_score_fill_ins_are_a_seeded_draw_per_question_after_the_scored_ones():
+    """BM25 scores every English passage 0 for a Chinese question, but en0 (it shares "sfc"). With k=4
+    a hard negative takes the 2 other zh passages, then 2 fill-ins: en0 first (a positive score keeps
+    its rank), then one of the zero-score rest, which is the first of that question's own seeded order
+    (stable_hash of the params seed, the question id and the passage id, as pipeline/sampling.py draws),
+    not the lowest index, so the three questions do not all take en1."""
+    passages, languages, qas = fill_in_corpus()
+    lang_of = dict(zip([p.id for p in passages], languages, strict=True))
+
+    def fill_ins(seed):
+        rets = {"bm25": BM25Retriever([f"{p.heading}\n{p.text}" for p in passages], [q.question for q in qas])}
+        contexts = build_contexts(passages, qas, ["bm25_hard_negative", "gold_plus_bm25"], 4, seed, rets, 40,
+                                  languages=languages)  # fmt: skip
+        return {c.id: [p for p in c.passage_ids if lang_of[p] == "en"] for c in contexts}
+
+    def seeded_first(seed, qa_id):
+        zero = [p.id for p in passages if lang_of[p.id] == "en" and p.id != "en0/p0"]
+        return min(zero, key=lambda pid: (stable_hash(seed, f"contexts.fill_in_ties/{qa_id}", pid), pid))
+
+    got = fill_ins(5)
+    for q in qas:
+        expected = ["en0/p0", seeded_first(5, q.id)]
+        assert got[f"{q.id}/bm25_hard_negative"] == expected
+        # The answerable variant needs one fill-in fewer: the scored one.
+        assert got[f"{q.id}/gold_plus_bm25"] == ["en0/p0"]
+    drawn = {got[f"{q.id}/bm25_hard_negative"][1] for q in qas}
+    assert len(drawn) == 3 and "en1/p0" not in drawn  # hand-checked for seed 5: three distinct, none en1
+    assert fill_ins(5) == got  # the same on every run
+    other = fill_ins(6)
+    assert [other[f"{q.id}/bm25_hard_negative"][1] for q in qas] == [seeded_first(6, q.id) for q in qas]
+
+
 @st.composite
 def bilingual_corpus(draw):
     sizes = draw(st.lists(st.integers(1, 5), min_size=2, max_size=7))
@@ -229,3 +294,14 @@ def test_unknown_decision_names_the_passage():
         {"a": "en"}, ("qa-", "zh"),
     )  # fmt: skip
     assert got == ["en", "zh"]
+
+
+def test_a_question_is_in_its_gold_passages_language_and_a_missing_gold_is_named():
+    passages = [Passage("a/p0", "a", "a", "H", "Zhang bought shares."), Passage("b/p0", "b", "b", "H", "张某买入股票。")]
+    # Scripts say the opposite of the declared languages: the declaration wins.
+    qas = [QA("q1", "张某买了什么？", "x", "a/p0", "a", "factual", ["x"], []),
+           QA("q2", "What did Zhang buy?", "x", "b/p0", "b", "factual", ["x"], [])]
+    assert langs.question_languages(qas, passages, ["en", "zh"]) == ["en", "zh"]
+    lost = QA("q3", "What?", "x", "c/p0", "c", "factual", ["x"], [])
+    with pytest.raises(langs.UnknownGold, match=r"question 'q3', field 'gold_passage_id': unknown passage 'c/p0'"):
+        langs.question_languages([*qas, lost], passages, ["en", "zh"])

@@ -235,7 +235,7 @@ def test_edits_to_imported_files_anywhere_make_their_stage_stale(tmp_path):
     (repo / "imports").mkdir()  # inside the repository, outside data/external
     shutil.copy2(fixtures / "zh_squad.json", repo / "imports" / "zh_squad.json")
     answers = repo / "imports" / "answers.jsonl"
-    answers.write_text(json.dumps({"context_id": "qa-zh-1/gold_only", "model": "m", "response": "4,665,091.79元"}) + "\n")
+    answers.write_text(json.dumps({"context_id": "qa-zh-1/gold_only", "model": "m", "response": "93,500元"}) + "\n")
     raw = yaml.safe_load((repo / "params.yaml").read_text())
     raw["decisions"]["n_decisions"] = 6
     raw["decisions"]["documents"].update(
@@ -261,7 +261,7 @@ def test_edits_to_imported_files_anywhere_make_their_stage_stale(tmp_path):
     run(["dvc", "repro", "generate"], repo)
 
     squad = repo / "imports" / "zh_squad.json"
-    squad.write_text(squad.read_text(encoding="utf-8").replace("张某的辩护律师是谁？", "谁是张某的律师？"), encoding="utf-8")
+    squad.write_text(squad.read_text(encoding="utf-8").replace("王某的代理律师是谁？", "谁是王某的律师？"), encoding="utf-8")
     changed = stale(repo)
     assert "decisions" not in changed and changed["corpus"] == {"imports/zh_squad.json": "modified"}
     run(["dvc", "repro", "generate"], repo)

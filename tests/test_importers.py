@@ -237,21 +237,24 @@ def test_chinese_squad_answerable_impossible_and_yes_no():
     passages, qas = load_squad(
         QaImportParams(format="squad", path=str(FIXTURES / "zh_squad.json"), language="zh")
     )
-    context = "经查明，张某于2010年3月在内幕信息敏感期内买入某公司股票，获利4,665,091.79元。中国证监会决定没收张某的违法所得。"
-    assert passages == [Passage("qa-a1/p1", "qa-a1", "qa-a1", "张某内幕交易案", context, 0)]
+    context = (
+        "经审理查明，王某于2019年7月入职某物流公司担任仓库管理员，月工资8,500元，公司始终未与其签订书面劳动合同。"
+        "法院判决某物流公司向王某支付二倍工资差额93,500元。"
+    )
+    assert passages == [Passage("qa-a1/p1", "qa-a1", "qa-a1", "王某劳动争议案", context, 0)]
     assert qas == [
         QA(
             "qa-zh-1",
-            "张某通过这次交易赚了多少钱？",
-            "4,665,091.79元",
+            "法院判令公司付给王某多少钱？",
+            "93,500元",
             "qa-a1/p1",
             "qa-a1",
             "factual",
-            ["4,665,091.79元"],
+            ["93,500元"],
             [],
         ),
-        QA("qa-zh-2", "张某的辩护律师是谁？", "", "qa-a1/p1", "qa-a1", "factual", [], []),
-        QA("qa-zh-3", "证监会有没有没收张某的违法所得？", "是", "qa-a1/p1", "qa-a1", "yesno", ["Yes"], []),
+        QA("qa-zh-2", "王某的代理律师是谁？", "", "qa-a1/p1", "qa-a1", "factual", [], []),
+        QA("qa-zh-3", "法院有没有判令公司支付二倍工资差额？", "是", "qa-a1/p1", "qa-a1", "yesno", ["Yes"], []),
     ]
 
 
@@ -284,7 +287,7 @@ def test_bad_answer_span_names_the_question(tmp_path):
     with pytest.raises(InputError) as info:
         load_squad(QaImportParams(format="squad", path=str(path), language="zh"))
     assert info.value.field == "data[0].paragraphs[0].qas[0].answers[0].answer_start"
-    assert "question 'zh-1': answer '4,665,091.79元' is not at 49" in str(info.value)
+    assert "question 'zh-1': answer '93,500元' is not at 49" in str(info.value)
 
 
 def test_duplicate_question_id_and_impossible_with_answer(tmp_path):

@@ -153,7 +153,7 @@ def build_metrics(corpus: InterimData, decisions: Sequence[Decision], judges, pa
         },
         "agreement": agreement([lab for _, lab in judges]),
         "robustness": judge_robustness(corpus, judges, params, splits) if len(judges) > 1 else {},
-        "by_language": by_language(corpus, primary, pairs, params, embeddings, context_stats),
+        "by_language": by_language(corpus, decisions, primary, pairs, params, embeddings, context_stats),
     }
 
 

@@ -127,10 +127,10 @@ def render_languages(m: dict) -> list[str]:
         "",
         _table(["pairs: dimension", *langs], [[d, *(row[lang] for lang in langs)] for d, row in m["pairs"].items()]),
         "",
-        "Gold recall@10 over all passages (answerable questions; the contexts stage's BM25 and dense "
-        "retrievers): low dense recall means the dense variants' distractors are close to random (a model "
-        "that does not read a language can still score well by script alone when that language has few "
-        "passages).",
+        "Gold recall@10 over all passages (answerable questions, by their declared language, that of the "
+        "gold passage; the contexts stage's BM25 and dense retrievers): low dense recall means the dense "
+        "variants' distractors are close to random (a model that does not read a language can still score "
+        "well by script alone when that language has few passages).",
         "",
         _table(["language", "questions", "BM25", "dense"],
                [[lang, r["questions"], r["bm25"], r["dense"]] for lang, r in m["recall_at_10"].items()]),

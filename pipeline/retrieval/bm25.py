@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from pipeline.retrieval.rank import top_outside
+from pipeline.retrieval.rank import Ties, top_outside
 from pipeline.retrieval.tokenize import tokenize
 
 
@@ -54,5 +54,5 @@ class BM25Retriever:
             self._last = (query, self.score_tokens(self._queries[query]))
         return self._last[1]
 
-    def top(self, query: int, n: int, exclude: Collection[int]) -> list[int]:
-        return top_outside(self.scores(query), n, exclude)
+    def top(self, query: int, n: int, exclude: Collection[int], ties: Ties | None = None) -> list[int]:
+        return top_outside(self.scores(query), n, exclude, ties)

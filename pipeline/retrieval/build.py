@@ -3,12 +3,15 @@
 Lives here, not in the stage, because the data report ranks the same questions with the same retrievers
 (gold recall@10 per language) and must see exactly what the contexts stage saw.
 
-Dense retrieval follows the question's language (docs/method.md §1): a question in language L is ranked by
-`contexts.dense_language_models[L]` (else `contexts.dense_model`; an alias variant `dense.<alias>` always
-uses `contexts.dense_models[<alias>]`). Before any embedding, each model's tokenizer must know its language:
-on the questions and passages written in L, an unknown-token rate above `contexts.max_unknown_token_rate`
-stops the stage naming the param to set, unless `contexts.allow_uncovered_language` (the bundled MiniLM
-turns most Chinese characters into [UNK], and its cosines then rank zh passages at random).
+Dense retrieval follows the question's language (docs/method.md §2) as its records declare it
+(pipeline/retrieval/languages.py: that of its gold passage), never as its script suggests, which a Chinese
+question naming a foreign firm or an English one quoting a Chinese statute gets wrong. A question in
+language L is ranked by `contexts.dense_language_models[L]` (else `contexts.dense_model`; an alias variant
+`dense.<alias>` always uses `contexts.dense_models[<alias>]`). Before any embedding, each model's tokenizer
+must know its language: on the questions and passages declared in L, an unknown-token rate above
+`contexts.max_unknown_token_rate` stops the stage naming the param to set, unless
+`contexts.allow_uncovered_language` (the bundled MiniLM turns most Chinese characters into [UNK], and its
+cosines then rank zh passages at random).
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline import language
 from pipeline.records import QA, Passage
 from pipeline.retrieval.bm25 import BM25Retriever
 from pipeline.retrieval.coverage import check_coverage
 from pipeline.retrieval.dense import DenseRetriever, Embedder
-from pipeline.retrieval.rank import Retriever
+from pipeline.retrieval.languages import question_languages
+from pipeline.retrieval.rank import Retriever, Ties
 
 log = logging.getLogger("contexts")
 # Texts per language the coverage check tokenizes (as the IRAC stage): enough for a stable rate.
@@ -41,9 +44,9 @@ class ByQuery:
     def __init__(self, routes: Sequence[tuple[Retriever, int]]):
         self.routes = list(routes)
 
-    def top(self, query: int, n: int, exclude: Collection[int]) -> list[int]:
+    def top(self, query: int, n: int, exclude: Collection[int], ties: Ties | None = None) -> list[int]:
         retriever, local = self.routes[query]
-        return retriever.top(local, n, exclude)
+        return retriever.top(local, n, exclude, ties)
 
 
 def dense_models(source: str, cfg: Any, languages: Collection[str]) -> dict[str, tuple[str, str]]:
@@ -91,11 +94,13 @@ def make_retrievers(
     needed: set[str],
     cfg: Any,
     cache_dir: Path | None,
+    languages: Sequence[str],
     progress: Callable[[str, int], Callable[[int], None] | None] | None = None,
     tokenizer_for: Callable[[str], Any] | None = None,
 ) -> dict[str, Retriever]:
     """source ("bm25", "dense", "dense.<alias>") -> retriever over `passages` for the questions `qas`.
-    `progress(model, total)` may return a callback for the embedding progress."""
+    `languages[i]` is the declared language of `passages[i]` (languages.passage_languages); a question's
+    is its gold passage's. `progress(model, total)` may return a callback for the embedding progress."""
     docs = [passage_text(p) for p in passages]
     questions = [q.question for q in qas]
     retrievers: dict[str, Retriever] = {}
@@ -105,9 +110,9 @@ def make_retrievers(
     dense_sources = sorted(s for s in needed if s.startswith("dense"))
     if not dense_sources:
         return retrievers
-    q_lang = [language.detect(q) for q in questions]
+    q_lang = question_languages(qas, passages, languages)
     texts_by_language: dict[str, list[str]] = {}
-    for text, lang in [*zip(questions, q_lang, strict=True), *((d, language.detect(d)) for d in docs)]:
+    for text, lang in [*zip(questions, q_lang, strict=True), *zip(docs, languages, strict=True)]:
         texts_by_language.setdefault(lang, []).append(text)
     for source in dense_sources:
         plan = dense_models(source, cfg, set(q_lang) or {"en"})

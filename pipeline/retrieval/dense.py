@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.embeddings import builtin
 from pipeline.io import atomic_file, write_json
-from pipeline.retrieval.rank import top_outside
+from pipeline.retrieval.rank import Ties, top_outside
 from pipeline.text import digest
 
 log = logging.getLogger(__name__)
@@ -172,5 +172,5 @@ class DenseRetriever:
     def scores(self, query: int) -> np.ndarray:
         return self._p @ self._q[query]
 
-    def top(self, query: int, n: int, exclude: Collection[int]) -> list[int]:
-        return top_outside(self.scores(query), n, exclude)
+    def top(self, query: int, n: int, exclude: Collection[int], ties: Ties | None = None) -> list[int]:
+        return top_outside(self.scores(query), n, exclude, ties)

@@ -2,9 +2,11 @@
 
 Languages come from the records that declare them, never from the script: a passage is in its decision's
 `language`, a paragraph of the outside QA set (corpus.qa_import, which checked every paragraph against
-it) in corpus.qa_import.language. A question is in the language of its gold passage. The contexts draw
-distractors in the question's language (pipeline/retrieval/variants.py); `fill_ins` counts the passages
-of another language that had to fill in where a language ran short.
+it) in corpus.qa_import.language. A question is in the language of its gold passage (`question_languages`,
+the one rule of retrieval: the contexts stage's distractors, its dense model per language and the data
+report's recall all follow it), so a Chinese question full of Latin names still goes to the Chinese model.
+The contexts draw distractors in the question's language (pipeline/retrieval/variants.py); `fill_ins`
+counts the passages of another language that had to fill in where a language ran short.
 """
 
 from __future__ import annotations
@@ -14,6 +16,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.records import QA, Context, Passage
+
+
+class UnknownGold(ValueError):
+    """A question whose gold passage is missing, so its language is unknown; `qa_id` names it."""
+
+    field = "gold_passage_id"
+
+    def __init__(self, qa_id: str, message: str):
+        super().__init__(f"question {qa_id!r}, field '{self.field}': {message}")
+        self.qa_id, self.message = qa_id, message
 
 
 class UnknownDecision(ValueError):
@@ -47,6 +59,22 @@ def passage_languages(
     return out
 
 
+def imported(qa_import: Any) -> tuple[str, str] | None:
+    """(id prefix, language) of the outside QA set of params corpus.qa_import, None when it is off."""
+    return (qa_import.id_prefix, qa_import.language) if qa_import.format != "none" else None
+
+
+def question_languages(qas: Sequence[QA], passages: Sequence[Passage], languages: Sequence[str]) -> list[str]:
+    """The language of every question: that of its gold passage (`languages[i]` is `passages[i]`'s)."""
+    lang_of = {p.id: lang for p, lang in zip(passages, languages, strict=True)}
+    out = []
+    for q in qas:
+        if q.gold_passage_id not in lang_of:
+            raise UnknownGold(q.id, f"unknown passage {q.gold_passage_id!r}, so its language is unknown")
+        out.append(lang_of[q.gold_passage_id])
+    return out
+
+
 def fill_ins(
     contexts: Sequence[Context],
     qas: Sequence[QA],
@@ -59,7 +87,7 @@ def fill_ins(
     (`fill_ins`) and in how many contexts (`contexts_filled`). gold_only has no distractors: left out."""
     lang_of = {p.id: lang for p, lang in zip(passages, languages, strict=True)}
     qa_of = {q.id: q for q in qas}
-    question_lang = {q.id: lang_of[q.gold_passage_id] for q in qas}
+    question_lang = dict(zip((q.id for q in qas), question_languages(qas, passages, languages), strict=True))
     shown = [v for v in variants if v != "gold_only"]
     table = {
         lang: {v: {"contexts": 0, "distractors": 0, "fill_ins": 0, "contexts_filled": 0} for v in shown}

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline import language
 from pipeline.records import QA, Passage
 from pipeline.retrieval.build import make_retrievers
+from pipeline.retrieval.languages import question_languages
 from pipeline.retrieval.variants import no_answer
 
 
@@ -24,17 +24,20 @@ def gold_recall(
     qas: Sequence[QA],
     cfg: Any,
     cache_dir: Path | None,
+    languages: Sequence[str],
     k: int = 10,
     sources: Sequence[str] = ("bm25", "dense"),
 ) -> dict[str, dict[str, Any]]:
     """language -> {"questions": n, <source>: share of answerable questions whose gold passage is among
-    the top k of all passages}. Questions without an answer (imported "impossible" ones) are left out."""
+    the top k of all passages}. Questions without an answer (imported "impossible" ones) are left out.
+    `languages[i]` is the declared language of `passages[i]`; a question's is its gold passage's, as in
+    the contexts stage, so each question is ranked by the model that ranked it there."""
     answerable = [q for q in qas if not no_answer(q)]
     if not answerable or not passages:
         return {}
     index = {p.id: i for i, p in enumerate(passages)}
-    retrievers = make_retrievers(passages, answerable, set(sources), cfg, cache_dir)
-    langs = [language.detect(f"{q.question}\n{q.answer}") for q in answerable]
+    retrievers = make_retrievers(passages, answerable, set(sources), cfg, cache_dir, languages)
+    langs = question_languages(answerable, passages, languages)
     out: dict[str, dict[str, Any]] = {}
     for lang in sorted(set(langs)):
         mine = [i for i, q_lang in enumerate(langs) if q_lang == lang]

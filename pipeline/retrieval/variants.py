@@ -7,6 +7,9 @@ Distractors are drawn in the question's language (that of its gold passage): a c
 languages is unanswerable at a glance, and a reward model would learn the script instead of the content.
 Only when a language runs out of passages do other languages fill the remaining slots (the contexts
 stage counts them, pipeline/retrieval/languages.py), so a report can say how far a corpus falls short.
+A retriever scores most passages of another script 0 (BM25 shares no token with them); among those the
+order is a seeded draw per question (pipeline/sampling.py), else every Chinese question of a corpus would
+take the same English fill-ins, those of the lowest indices.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.records import QA, SAFE_ID, Context, Passage
-from pipeline.retrieval.rank import Retriever
+from pipeline.retrieval.rank import Retriever, Ties
+from pipeline.sampling import seeded_order
 from pipeline.text import stable_hash
 
 
@@ -181,14 +185,16 @@ def build_contexts(
             seen = {norm_text[gold]}
             chosen, exhausted = _draw(own, need, spec.source, qi, rng, retrievers, pool, norm_text, seen)
             if len(chosen) < need and exhausted and foreign[lang]:
+                members = sorted(foreign[lang])
                 others = Pool(
-                    sorted(foreign[lang]),
+                    members,
                     family_set,
                     len(foreign[lang]) - (len(family) - family_here),
                     family_set.union(by_language[lang]),
                 )
                 more, _ = _draw(
-                    others, need - len(chosen), spec.source, qi, rng, retrievers, pool, norm_text, seen
+                    others, need - len(chosen), spec.source, qi, rng, retrievers, pool, norm_text, seen,
+                    _seeded_ties(members, passages, seed, qa.id),
                 )
                 chosen += more
             if len(chosen) < need:
@@ -246,15 +252,24 @@ def _draw(
     pool: int,
     norm_text: list[str],
     seen: set[str],
+    ties: Ties | None = None,
 ) -> tuple[list[int], bool]:
     """Up to `need` distinct distractors from `where`, best first, and whether `where` ran dry (every
     candidate was looked at), which alone lets another language fill in: a short list from a full pool
-    means duplicates ate the pool, not that the language lacks passages."""
+    means duplicates ate the pool, not that the language lacks passages. `ties`: the retriever's order
+    among zero scores."""
     if rng is not None:
         ranked = _random_order(rng, where.members, where.family, where.outside, need + pool)
     else:
-        ranked = retrievers[source].top(qi, pool, where.skip)
+        ranked = retrievers[source].top(qi, pool, where.skip, ties)
     return _distinct(ranked, norm_text, seen, need), len(ranked) >= where.outside
+
+
+def _seeded_ties(members: Sequence[int], passages: Sequence[Passage], seed: int, qa_id: str) -> Ties:
+    """The fill-in candidates `members` in a seeded order of (params seed, question id), computed only
+    if a zero score reaches the retriever's top: the same question draws the same passages on every run
+    and in every variant, another question others."""
+    return lambda: seeded_order(members, passages, seed, f"contexts.fill_in_ties/{qa_id}")
 
 
 def _random_order(

@@ -28,13 +28,13 @@ from pipeline.stages import path_options, run, start
 log = logging.getLogger("contexts")
 
 
-def make_retrievers(passages, qas, needed, cfg, cache_dir: Path | None) -> dict[str, Retriever]:
+def make_retrievers(passages, qas, needed, cfg, cache_dir: Path | None, langs) -> dict[str, Retriever]:
     """The stage's retrievers (pipeline/retrieval/build.py), with a progress bar per embedding model."""
 
     def progress(model: str, total: int):
         return tqdm(total=total, desc=f"embed {model}", unit="text", leave=False).update
 
-    return build.make_retrievers(passages, qas, needed, cfg, cache_dir, progress)
+    return build.make_retrievers(passages, qas, needed, cfg, cache_dir, langs, progress)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> None:
     passage_languages = _languages(args, params, passages)
     # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants.
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
-    retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir))
     try:
+        retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir), passage_languages)
         with tqdm(total=len(qas), desc="contexts", unit="q", leave=False) as bar:
             contexts = build_contexts(
                 passages,
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
                 progress=bar.update,
                 languages=passage_languages,
             )
-    except ContextError as exc:
+    except (ContextError, languages.UnknownGold) as exc:
         line = next(
             (n for n, obj in iter_json(args.qa) if isinstance(obj, dict) and obj.get("id") == exc.qa_id), None
         )
@@ -85,10 +85,8 @@ def main(argv: list[str] | None = None) -> None:
 def _languages(args: argparse.Namespace, params, passages: list[Passage]) -> list[str]:
     """Each passage's language, from its decision's record or the outside QA set's declared language."""
     decision_language = {d.id: d.language for d in read_records(args.decisions, Decision)}
-    qa_import = params.corpus.qa_import
-    imported = (qa_import.id_prefix, qa_import.language) if qa_import.format != "none" else None
     try:
-        return languages.passage_languages(passages, decision_language, imported)
+        return languages.passage_languages(passages, decision_language, languages.imported(params.corpus.qa_import))
     except languages.UnknownDecision as exc:
         line = next((n for i, (n, _) in enumerate(iter_json(args.passages)) if i == exc.index), None)
         raise InputError(args.passages, line, "decision_id", exc.message) from None
