@@ -56,8 +56,30 @@ ZH_FIELD_CUES: dict[str, str] = {
     "rule": "规定 违反 条 证券法",
 }
 
-# Words that introduce a name in Chinese decisions ("当事人：张三，男，…").
-ZH_NAME_LEADS = ("当事人", "被处罚人", "被告人", "申请人", "被申请人", "名称", "姓名")
+# Words that introduce a name in Chinese decisions ("当事人：张三，男，…") without saying which side the
+# party is on: a field named by one of them (当事人) may take any party's name.
+ZH_NAME_LEADS = ("当事人", "被处罚人", "名称", "姓名")
+# Procedural roles that label a party in a judgment ("上诉人（原审被告）：某公司"), longest first, so that
+# 被上诉人 is never read as 上诉人 nor 被申请人 as 申请人. A field named by one takes only that role's names.
+ZH_PARTY_ROLES = ("再审申请人", "被上诉人", "被申请人", "上诉人", "申请人", "被告人", "原告人", "被告", "原告", "第三人")
+# One role under its criminal and civil names; a former role drops its instance ("原审被告" was 被告).
+ZH_SAME_ROLE = {"被告人": "被告", "原告人": "原告"}
+ZH_FORMER_ROLE_PREFIXES = ("原审", "一审", "二审", "再审")
+
+# What an amount in a Chinese decision is, by the words of its own clause: a fine (罚款, criminal 罚金),
+# a confiscation ordered (没收, 追缴), or a gain found as fact (违法所得, 获利).
+ZH_AMOUNT_WORDS: dict[str, tuple[str, ...]] = {
+    "fine": ("罚款", "罚金"),
+    "confiscation": ("没收", "追缴", "收缴"),
+    "gain": ("违法所得", "非法所得", "获利", "盈利", "获益"),
+}
+# Keyword in a field's name -> the kind of amount it asks for ("没收违法所得" names both a confiscation
+# and a gain: it is the confiscation).
+ZH_FIELD_AMOUNT: dict[str, str] = {
+    "罚款": "fine", "罚金": "fine", "fine": "fine", "penalty": "fine",
+    "没收": "confiscation", "追缴": "confiscation", "confiscat": "confiscation", "disgorge": "confiscation",
+    "违法所得": "gain", "获利": "gain", "盈利": "gain", "profit": "gain", "gain": "gain",
+}  # fmt: skip
 
 # Cue words of the four IRAC parts for the analysis writer, and its headings, per language.
 PART_CUES: dict[str, dict[str, str]] = {

@@ -14,6 +14,7 @@ import numpy as np
 
 from pipeline.backends import make_generator
 from pipeline.backends.cache import CachedGenerator
+from pipeline.data_sources import decision_sources
 from pipeline.embeddings import builtin, calibration
 from pipeline.irac import metrics as m
 from pipeline.irac.llm import Grader, ModelSystem
@@ -175,10 +176,7 @@ def metrics(
         "case_types": dict(sorted(Counter(d.case_type for d in decisions).items())),
         "languages": dict(sorted(Counter(language_of.values()).items())),
         # What ran, for the report header: decisions by origin and language.
-        "sources": {
-            origin: dict(sorted(Counter(d.language for d in decisions if (d.source == "synthetic") == synthetic).items()))
-            for origin, synthetic in (("synthetic decisions", True), ("imported decisions", False))
-        },
+        "sources": decision_sources(decisions),
         "reference_fields": sum(len(ref) for d in decisions for _, ref in d.references()),
         "tau": tau_of,
         "embedding_model": cfg.embedding_model,

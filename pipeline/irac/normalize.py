@@ -187,7 +187,9 @@ _PREFIX = r"hk\$|us\$|hkd|usd|rmb|cny|gbp|eur|人民币|人民幣|港币|港幣|
 _SUFFIX = r"hong kong dollars|us dollars|dollars|dollar|hkd|usd|rmb|cny|yuan|港元|港币|港幣|美元|元"
 
 
-def _money(m: re.Match[str]) -> str:
+def _money(m: re.Match[str]) -> str | None:
+    if re.fullmatch(r"[百千万亿]+", m.group("num")):
+        return None  # "二百余万元" leaves "万元": a unit with no numeral before it is no amount
     # "人民币12.5万元": the prefix names the currency, the trailing 元 only repeats it.
     code = _CURRENCIES[m.group("pre")] if m.groupdict().get("pre") else _CURRENCIES[m.group("suf")]
     return f"money:{code}:{fmt(_amount(m))}"

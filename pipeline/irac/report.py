@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.data_sources import sources_text
 from pipeline.params import Params
 
 
@@ -119,8 +120,7 @@ def render(metrics: dict[str, Any], params: Params) -> str:
     cfg = params.irac
     offline = params.profile == "offline"
     mix = ", ".join(f"{ct} {n}" for ct, n in metrics["case_types"].items())
-    ran = "; ".join(f"{origin} ({', '.join(f'{lang} {n}' for lang, n in counts.items())})"
-                    for origin, counts in metrics.get("sources", {}).items() if counts)
+    ran = sources_text(metrics.get("sources"))
     out = [
         "# Structured legal reasoning (IRAC)",
         "",

@@ -11,6 +11,8 @@ Cue words, sentence splitting and value patterns follow the decision's language 
 decision is split at 。！？；, ranked by character-bigram cues, and its values are found by the same
 scanner that normalises them (so 466.5万元 and 2011年5月3日 are found as money and a date). A Chinese
 analysis also carries the sentences its extracted values came from, so it states the facts it found.
+Which values a Chinese field may take at all (a fine is not a confiscation, one party's order is not
+another's, an appellant is not a respondent) is zh_scope.py's reading of the clause around the value.
 An analysis with nothing in it is reported "unparseable", never an empty "ok".
 """
 
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.irac import cues as cue_words
-from pipeline.irac import llm
+from pipeline.irac import llm, zh_scope
 from pipeline.irac.normalize import fold, scan
 from pipeline.irac.schema import FieldSpec, ValueType, schema_key
 from pipeline.language import sentences as language_sentences
@@ -69,7 +71,6 @@ _ZH_NUMERAL = r"[零一二三四五六七八九十百千\d]+"
 _ZH_CITATION = re.compile(rf"《[^》]{{1,40}}》(?:第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?)?|第{_ZH_NUMERAL}条(?:第{_ZH_NUMERAL}款)?")
 # A text field whose cues speak of provisions takes a citation when its sentences have one.
 _ZH_CITING = ("条款", "法条", "依据", "法律", "规定")
-_ZH_NAME_END = re.compile(r"[，,。；;：:、（(）)\s]")
 _SCANNED: dict[str, tuple[str, ...]] = {
     "money": ("money:",),
     "number": ("number:",),
@@ -78,6 +79,17 @@ _SCANNED: dict[str, tuple[str, ...]] = {
     "times": ("times:",),
     "duration": ("duration:",),
 }
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a Chinese field's value must be (zh_scope.py): the kind of amount its name asks for, a name
+    under its role's label, and, on a decision with several parties, a value of `party`'s clauses."""
+
+    amount: str | None = None
+    role: str | None = None
+    party: str = ""
+    parties: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,7 @@ class _Reader:
 
     def __init__(self, decision: Decision):
         self.language = decision.language
+        self.parties = tuple(p.name for p in decision.parties)
         split = split_sentences if decision.language == "en" else lambda t: language_sentences(t, "zh")
         self.sentences = [
             _Sentence(s, sec.heading, frozenset(tokenize(s)), frozenset(tokenize(sec.heading)))
@@ -163,7 +176,8 @@ def _extract(reader: _Reader, specs: Sequence[FieldSpec], party: str) -> dict[st
             continue
         sentences = [reader.sentences[i].text for _, i in ranked]
         if reader.language == "zh":
-            found = _zh_value(spec.type, sentences, cue_text.split(), cues)
+            scope = _Scope(zh_scope.field_amount_kind(spec.name), zh_scope.field_role(spec.name), party, reader.parties)
+            found = _zh_value(spec.type, sentences, cue_text.split(), cues, scope)
         else:
             found = _value(spec.type, sentences, cues)
         if found:
@@ -185,12 +199,15 @@ def _value(value_type: ValueType, sentences: list[str], cues: set[str]) -> tuple
     return None
 
 
-def _zh_value(value_type: ValueType, sentences: list[str], words: list[str], cues: set[str]) -> tuple[str, int] | None:
-    """A Chinese sentence's value of the type nearest the cue words (the best-ranked sentence that has one)."""
+def _zh_value(
+    value_type: ValueType, sentences: list[str], words: list[str], cues: set[str], scope: _Scope
+) -> tuple[str, int] | None:
+    """A Chinese sentence's value of the type nearest the cue words (the best-ranked sentence that has one
+    within the field's scope)."""
     if value_type == "yesno":
         return cue_words.YES_NO["zh"][1 if _NEGATIVE.search(sentences[0]) else 0], 0
     if value_type == "text" and any(w in "".join(words) for w in _ZH_CITING):
-        cited = _zh_value("citation", sentences, words, cues)
+        cited = _zh_value("citation", sentences, words, cues, scope)
         if cited:
             return cited
     if value_type == "text":
@@ -200,7 +217,7 @@ def _zh_value(value_type: ValueType, sentences: list[str], words: list[str], cue
     for k, sentence in enumerate(sentences):
         folded = fold(sentence)
         positions = [m.start() for w in words if w for m in re.finditer(re.escape(fold(w)), folded)]
-        spans = _zh_spans(value_type, folded)
+        spans = _zh_spans(value_type, folded, scope)
         if spans:
             if not positions:
                 return folded[spans[0][0] : spans[0][1]], k
@@ -209,23 +226,23 @@ def _zh_value(value_type: ValueType, sentences: list[str], words: list[str], cue
     return None
 
 
-def _zh_spans(value_type: ValueType, folded: str) -> list[tuple[int, int]]:
-    """(start, end) of every value of the type in a folded Chinese sentence."""
-    if value_type in _SCANNED:
-        return [(f.start, f.end) for f in scan(folded) if f.value.startswith(_SCANNED[value_type])]
-    if value_type == "citation":
-        return [m.span() for m in _ZH_CITATION.finditer(folded)]
+def _zh_spans(value_type: ValueType, folded: str, scope: _Scope) -> list[tuple[int, int]]:
+    """(start, end) of every value of the type in a folded Chinese sentence that the field's scope admits."""
     if value_type == "name":
-        spans = []
-        for lead in cue_words.ZH_NAME_LEADS:
-            # A label ("当事人：张某"), not the word in running text ("当事人应自收到…").
-            for m in re.finditer(lead + r"\s*[：:]\s*", folded):
-                end = _ZH_NAME_END.search(folded, m.end())
-                stop = end.start() if end else len(folded)
-                if 2 <= stop - m.end() <= 20:
-                    spans.append((m.end(), stop))
-        return spans
-    return []
+        # A name is who, not what belongs to whom: only its role label narrows it.
+        return [(n.start, n.end) for n in zh_scope.names(folded) if scope.role in (None, n.role, n.former)]
+    if value_type in _SCANNED:
+        spans = [(f.start, f.end) for f in scan(folded) if f.value.startswith(_SCANNED[value_type])]
+        if value_type in ("money", "number"):
+            spans = [sp for sp in spans if zh_scope.fits(scope.amount, zh_scope.amount_kind(folded, *sp))]
+    elif value_type == "citation":
+        spans = [m.span() for m in _ZH_CITATION.finditer(folded)]
+    else:
+        return []
+    if scope.party and any(p != scope.party for p in scope.parties):
+        owner = zh_scope.owners(folded, scope.parties)
+        spans = [sp for sp in spans if scope.party in (owner(sp[0]) or {scope.party})]
+    return spans
 
 
 def write_analysis(decision: Decision, specs: Sequence[FieldSpec] = ()) -> str:

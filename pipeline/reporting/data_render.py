@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pipeline.data_sources import sources_text
 from pipeline.params import Params
 from pipeline.records import PAIR_DIMENSIONS, SPLITS
 from pipeline.reporting.markdown import table
-from pipeline.reporting.provenance import sources_text
 
 
 def _fmt(value: Any) -> str:

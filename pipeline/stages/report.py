@@ -21,6 +21,7 @@ import numpy as np
 from pipeline import params as params_mod
 from pipeline import paths, stats
 from pipeline.augment.core import is_refusal
+from pipeline.data_sources import sources_text
 from pipeline.io import InputError, csv_text, read_records, write_json, write_text
 from pipeline.language import question_of_prompt, refusal_of
 from pipeline.params import run_names
@@ -28,7 +29,6 @@ from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
-from pipeline.reporting.provenance import sources_text
 from pipeline.stages import path_options, run, start
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
