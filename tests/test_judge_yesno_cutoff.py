@@ -5,12 +5,12 @@ Chinese, on hand-built records with hand-checked labels."""
 from __future__ import annotations
 
 import pytest
+from test_judges import FakeGenerator, llm, ok
 
 from pipeline import matching as m
 from pipeline.judges import JudgeItem, RuleJudge
 from pipeline.params import Params
 from pipeline.records import QA, Candidate, Passage
-from tests.test_judges import FakeGenerator, llm, ok
 
 STRICT, LENIENT = RuleJudge("strict"), RuleJudge("lenient")
 REFUSALS = Params().generate.refusal_by_language()
