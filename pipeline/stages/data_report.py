@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 from pipeline import paths
 from pipeline.importers import Skips, skipped_path
@@ -28,6 +27,7 @@ from pipeline.params import Params
 from pipeline.records import Decision
 from pipeline.reporting.data_analysis import build_metrics, headline_metrics, without_nan
 from pipeline.reporting.data_render import render, render_skips  # noqa: F401 (tests/test_import_invalid.py)
+from pipeline.reporting.optional import json_or
 from pipeline.reporting.provenance import data_sources
 from pipeline.stages import run, start
 
@@ -60,10 +60,6 @@ def read_imports(params: Params, root: Path = Path(".")) -> tuple[list[dict], li
     return out, pairs
 
 
-def _json_or(path: Path, missing: Any) -> Any:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else missing
-
-
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
@@ -71,9 +67,9 @@ def main(argv: list[str] | None = None) -> None:
     corpus = load_interim()
     judges = [(j, load_labels(labels_file(j), corpus.candidates)) for j in params.judge.judges]
     pairs, pairs_aug = paths.read_pairs(paths.PAIRS), paths.read_pairs(paths.PAIRS_AUG)
-    augment_meta = _json_or(paths.AUGMENT_META, {})
+    augment_meta = json_or(paths.AUGMENT_META, {})
     # The contexts stage's language counts (cross-language fill-in distractors); absent from older runs.
-    context_stats = _json_or(paths.CONTEXT_STATS, None)
+    context_stats = json_or(paths.CONTEXT_STATS, None)
     # The contexts stage's embedding cache is read as a cache only: the figures are the same without it.
     metrics = build_metrics(corpus, decisions, judges, pairs, pairs_aug, params, augment_meta,
                             paths.EMBEDDING_CACHE, context_stats)

@@ -29,6 +29,7 @@ from pipeline.records import PAIR_DIMENSIONS, SCORINGS, Pair, Score
 from pipeline.reporting import markdown
 from pipeline.reporting.analysis import RULES, PairInfo, Run, Scored, analyse
 from pipeline.reporting.baselines import passage_blind
+from pipeline.reporting.optional import json_or
 from pipeline.stages import path_options, run, start
 from pipeline.training.data import EXTERNAL, outside_eval_pairs
 
@@ -334,11 +335,9 @@ def main(argv: list[str] | None = None) -> None:
     runs, run_meta = load_runs(Path(args.adapters), models)
     res = analyse(scored, info, models, runs, rp)
     reports = Path(args.reports)
-    data_metrics_path = reports / "data_details.json"
-    data_metrics = json.loads(data_metrics_path.read_text(encoding="utf-8")) if data_metrics_path.exists() else {}
-    base_meta = json.loads(paths.BASE_META.read_text(encoding="utf-8")) if paths.BASE_META.exists() else {}
-    augment_meta_path = Path(args.pairs_root) / paths.PAIRS_AUG.name / paths.AUGMENT_META.name
-    augment_meta = json.loads(augment_meta_path.read_text(encoding="utf-8")) if augment_meta_path.exists() else {}
+    data_metrics = json_or(reports / "data_details.json", {})
+    base_meta = json_or(paths.BASE_META, {})
+    augment_meta = json_or(Path(args.pairs_root) / paths.AUGMENT_META.relative_to(paths.PROCESSED), {})
     ctx = {"params": prm, "scores_meta": meta, "runs": run_meta, "data_metrics": data_metrics,
            "augment_meta": augment_meta,
            "scale": margin_scale(scored, info, models, rp.baseline, rp.main_split)}
