@@ -159,15 +159,19 @@ def test_faithfulness_levels(judge):
     partial = ideal + " The tenant also owed HK$5,000 in costs to the Lands Tribunal."
     assert dims(judge, partial)[1] == "partially_supported"
     # Nothing of it is in the context.
-    assert dims(judge, "The court sentenced the director to community service.")[1] == "unsupported"
+    assert dims(judge, "The tenant owed HK$24,000 under a settlement reached at mediation.")[1] == "unsupported"
+    # A reply about another matter stating nothing of what was asked takes no position (docs/method.md §4).
+    assert dims(judge, "The court sentenced the director to community service.")[0] == "unusable"
     # Aligned with a context sentence but a different amount: contradicted.
     wrong_amount = "The tribunal ordered the tenant to pay arrears of HK$30,000 within 14 days."
     assert dims(judge, wrong_amount)[:3] == ("attempted", "contradicted", "incorrect")
 
 
-def test_faithful_to_a_distractor_is_supported_but_incorrect():
+def test_an_accurate_quote_of_another_item_is_contradicted_and_incorrect():
+    # Read as the answer, the rent is offered as the arrears; the passage on the arrears gives another
+    # amount (docs/method.md §4). Before the conventions were written down: fully_supported.
     text = "The tenant paid rent of HK$9,000 each month for two years."
-    assert dims(STRICT, text) == ("attempted", "fully_supported", "incorrect", "incomplete")
+    assert dims(STRICT, text) == ("attempted", "contradicted", "incorrect", "incomplete")
 
 
 def test_bare_yes_no_is_checked_against_the_sentence_the_question_points_to():
@@ -184,9 +188,15 @@ def test_strict_checks_polarity_lenient_does_not():
 
 
 def test_strict_wants_numbers_in_the_aligned_sentence():
-    # 9,000 is in the context, but not in the sentence about arrears.
+    # 9,000 is in the context, but not in the sentence about arrears: another amount for the same item
+    # contradicts it at either strictness (docs/method.md §4).
     text = "The tribunal ordered the tenant to pay arrears of HK$9,000 within 14 days."
     assert dims(STRICT, text)[1] == "contradicted"
+    assert dims(LENIENT, text)[1] == "contradicted"
+    # A secondary claim whose figure is only in another sentence of the context: lenient looks anywhere.
+    text = ("The tribunal ordered the tenant to pay arrears of HK$24,000 within 14 days. "
+            "The tenant paid rent of HK$24,000 each month for two years.")
+    assert dims(STRICT, text)[1] == "partially_supported"
     assert dims(LENIENT, text)[1] == "fully_supported"
 
 
@@ -194,7 +204,8 @@ def test_strict_wants_numbers_in_the_aligned_sentence():
 def test_correctness_from_facts_and_completeness_from_qualifiers():
     assert dims(STRICT, "HK$24,000.")[2:] == ("correct", "incomplete")
     assert dims(STRICT, "24000 dollars within 14 days.")[2:] == ("correct", "complete")
-    assert dims(STRICT, "HK$9,000 within 14 days.")[2:] == ("incorrect", "complete")
+    # An incorrect answer is never complete (docs/method.md §4).
+    assert dims(STRICT, "HK$9,000 within 14 days.")[2:] == ("incorrect", "incomplete")
 
 
 def test_strictness_on_partial_facts_and_qualifiers():
@@ -225,7 +236,9 @@ def test_no_facts_falls_back_to_reference_overlap():
         [],
     )
     assert dims(STRICT, "The tribunal ordered the tenant to pay arrears.", qa)[2:] == ("correct", "complete")
-    assert dims(STRICT, "The lease ended in March.", qa)[2] == "incorrect"
+    assert dims(STRICT, "The tribunal ordered the landlord to return the deposit.", qa)[2] == "incorrect"
+    # A sentence on another matter takes no position on the question (docs/method.md §4).
+    assert dims(STRICT, "The lease ended in March.", qa)[0] == "unusable"
 
 
 def test_judge_keeps_order_and_is_deterministic():
@@ -403,9 +416,10 @@ def test_yes_no_lead_joins_the_sentence_that_carries_it():
 
 
 def test_right_yes_no_about_another_matter_is_incorrect():
-    # Polarity matches the "No" fact, but the sentence is about the rent of another lease.
+    # Polarity matches the "No" fact, but the sentence is about the rent of another lease: the No read
+    # with it rests on nothing about the deposit (docs/method.md §4; before: fully_supported).
     other = "No. The tenant paid rent of HK$9,000 each month for two years."
-    assert dims(STRICT, other, YESNO)[1:3] == ("fully_supported", "incorrect")
+    assert dims(STRICT, other, YESNO)[1:3] == ("unsupported", "incorrect")
 
 
 def test_llm_judge_from_params_spec_with_cache(tmp_path):
@@ -643,11 +657,13 @@ def test_a_clause_quote_is_read_with_its_own_clause_polarity(text, faithfulness)
 def test_an_english_clause_quote_is_read_with_its_own_clause_polarity():
     passage = Passage("e9/p1", "e9", "e9", "Findings",
                       "Although the tenant did not pay the March rent, the Tribunal granted relief against forfeiture.")
-    qa = QA("eq9", "Did the Tribunal grant relief against forfeiture?", "Yes.", "e9/p1", "e9", "yesno", ["Yes"], [])
-    for text, faithfulness in [
-        ("The Tribunal granted relief against forfeiture.", "fully_supported"),
-        ('Passage [1] states: "the Tribunal granted relief against forfeiture."', "fully_supported"),
-        ("The tenant paid the March rent.", "contradicted"),
+    relief = QA("eq9", "Did the Tribunal grant relief against forfeiture?", "Yes.", "e9/p1", "e9", "yesno", ["Yes"], [])
+    paid = QA("eq8", "Did the tenant pay the March rent?", "No.", "e9/p1", "e9", "yesno", ["No"], [])
+    for text, qa, faithfulness in [
+        ("The Tribunal granted relief against forfeiture.", relief, "fully_supported"),
+        ('Passage [1] states: "the Tribunal granted relief against forfeiture."', relief, "fully_supported"),
+        # The quote drops its own clause's "did not".
+        ("The tenant paid the March rent.", paid, "contradicted"),
     ]:
-        cand = Candidate("eq9/ctx/offline:x", "eq9/ctx", "offline:x", text, "stop")
+        cand = Candidate(f"{qa.id}/ctx/offline:x", f"{qa.id}/ctx", "offline:x", text, "stop")
         assert STRICT.judge_one(JudgeItem(cand, qa, (passage,), True, REFUSAL)).faithfulness == faithfulness

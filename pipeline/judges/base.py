@@ -33,11 +33,11 @@ def item_language(qa: QA) -> str:
 # The finish_reason of an answer cut off at max_new_tokens (pipeline/backends/base.py Response).
 CUT_OFF = "length"
 # The end of a finished sentence: its stop (closing quotes and brackets stay with it), then a space, a
-# line break or the end of the text; a Chinese stop needs no space after it, and in Chinese a ； closes a
-# finding as a stop does (language.sentences).
+# line break or the end of the text; a Chinese stop needs no space after it, and in Chinese a ； (or the
+# half-width ; of judgments as published) closes a finding as a stop does (language.sentences).
 _FINISHED = {
     "en": re.compile(r"[.!?。！？][\"'”’)）\]]*(?=\s|$)|\n"),
-    "zh": re.compile(r"[。！？；!?][”’」』）)\"']*|[.](?=\s|$)|\n"),
+    "zh": re.compile(r"[。！？；!?;][”’」』）)\"']*|[.](?=\s|$)|(?<=[\u4e00-\u9fff])[.](?=[\u4e00-\u9fff])|\n"),
 }
 
 

@@ -1,6 +1,7 @@
-"""The rule judge of docs/method.md §7: behaviour from refusal cues and degenerate text; faithfulness by aligning
-each answer sentence with its best-matching context sentence (content words, numbers, polarity);
-correctness and completeness from the QA's facts and qualifiers.
+"""The rule judge of docs/method.md §7: behaviour from refusal cues, degenerate text and whether the reply
+states anything of the kind asked; faithfulness by aligning each answer sentence with its best-matching
+context sentence about the party asked (content words, numbers, polarity); correctness and completeness
+from the QA's facts and qualifiers, read by the conventions of docs/method.md §4.
 
 The language of an item is the language of its question and reference answer (language.detect); word
 matching, numbers, polarity and sentences follow it, so Chinese answers are judged on Chinese units.
@@ -15,10 +16,15 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipeline import language
 from pipeline import matching as m
-from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
+from pipeline.judges import evidence as ev
+from pipeline.judges.base import CUT_OFF, JudgeItem, as_judged, cap_cut_off, item_language, unusable
+from pipeline.judges.evidence import ContextView, PassageView, Sentence
+from pipeline.matching import statements, values
+from pipeline.matching.parties import Party, names_any, parties, topic_words
 from pipeline.records import Label
 
 
@@ -46,6 +52,19 @@ class Strictness:
     # words other than names (and it names no other party).
     topic_overlap: float
     topic_coverage: float
+    # The context sentence that states the item asked is the one holding this share of the reference's
+    # holding words (its names, figures, qualifiers and reasons aside).
+    evidence_recall: float
+    # The sentence a factual answer rests on must hold this share of those words (or be that sentence)
+    # to be about the item asked: an accurate quote of another item (the share volume for the profit)
+    # supports nothing of what was asked.
+    item_recall: float
+    # A Yes/No explained by the question restated ("Yes. X will have to give up the home.") claims only
+    # the bottom line: this share of its words comes from the question.
+    restate_share: float
+    # With no statement of its own in the reference (a bare "是"), the sentence answering a yes/no
+    # question is the one holding this share of what the question asks about (names and roles aside).
+    question_recall: float
 
 
 STRICTNESS = {
@@ -61,6 +80,10 @@ STRICTNESS = {
         reference_recall=0.5,
         topic_overlap=0.4,
         topic_coverage=0.6,
+        evidence_recall=0.5,
+        item_recall=0.4,
+        restate_share=0.8,
+        question_recall=0.3,
     ),
     "lenient": Strictness(
         attempt_min_words=4,
@@ -74,6 +97,10 @@ STRICTNESS = {
         reference_recall=0.3,
         topic_overlap=0.25,
         topic_coverage=0.4,
+        evidence_recall=0.4,
+        item_recall=0.3,
+        restate_share=0.7,
+        question_recall=0.25,
     ),
 }
 # A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
@@ -86,56 +113,43 @@ def _polarity_fact(fact: str) -> str | None:
     return POLARITY_FACTS.get(fact.strip().lower().rstrip(".。"))
 
 
-@dataclass
-class _Sentence:
-    text: str
-    # m.haystack(): the units a claim's content words are looked for in (in English, its content words).
-    words: set[str]
-    numbers: set[str]
-    negative: bool
-
-
-# Where a clause ends inside a sentence (a quote's negation is read on its own clause).
 # An attributed quote (第[1]段写明：“…”, Passage [1] states: "…"): a short attribution ending in a colon,
 # then one quotation. The claim is what stands inside the quotation marks.
 _ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[”\"]\W*$")
-_CLAUSE_END = {"zh": "，；：", "en": ",;:"}
+# A qualifier that gives a reason or a purpose does not limit the holding (docs/method.md §4): leaving
+# it out leaves an answer complete. ("as taxed by the Registrar" sets the extent of a costs order: kept.)
+_REASON_QUALIFIER = {
+    "en": re.compile(
+        r"^\W*(?:and\s+)?(?:because|since|given|in\s+view\s+of|on\s+the\s+grounds?\s+that|owing\s+to|due\s+to"
+        r"|for\s+the\s+(?:cost|costs|purpose|reason)s?\s+of|before\s+the\s+discount)\b",
+        re.I,
+    ),
+    "zh": re.compile(r"^\W*(?:因为|由于|鉴于|因其|考虑到|基于|因)"),
+}
 
 
-def _quoted_part(body: str, source: _Sentence, lang: str) -> str | None:
-    """The clause(s) of the source sentence that a claim quotes word for word (lower-cased), or None when
-    the claim is not a verbatim quote of it."""
-    # Lower case: an answer capitalises the clause it starts with.
-    quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
-    at = text.find(quote) if quote else -1
-    if at < 0:
-        return None
-    ends = _CLAUSE_END.get(lang, _CLAUSE_END["en"])
-    start = max(text.rfind(c, 0, at) for c in ends) + 1
-    after = [i for i in (text.find(c, at + len(quote)) for c in ends) if i >= 0]
-    return text[start : min(after, default=len(text))]
+# The clauses a position is looked for in: a value and what it is the value of are stated together.
+# (A comma between digits is a thousands separator, not a clause end.)
+_CLAUSES = {
+    "en": re.compile(r"(?<=[.!?;])\s+|\n"),
+    "zh": re.compile(r"[，；;。！？!?：:\n]|(?<![0-9]),|,(?![0-9])"),
+}
 
 
-def _source_negative(body: str, source: _Sentence, lang: str) -> bool:
-    """Whether the part of the source sentence a claim rests on is negative: the clause(s) holding the
-    claim when it quotes the sentence word for word, else the whole sentence. A clause-level quote from a
-    long sentence ("王某仅于2017年6月30日归还本金50,000元" out of a sentence whose other clause says 未归还)
-    is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
-    its own clause still is."""
-    part = _quoted_part(body, source, lang)
-    return source.negative if part is None else m.is_negative(part, lang)
-
-
-def _answering_part(body: str, source: _Sentence, question: str, lang: str) -> _Sentence:
-    """What a Yes/No with a quote is checked against: the quoted clause(s) when they are about the
-    question ("Yes. The Tribunal granted relief against forfeiture." out of "Although the tenant did not
-    pay, the Tribunal granted relief against forfeiture."), else the whole source sentence (a quote of a
-    side clause does not show what the sentence answers)."""
-    part = _quoted_part(body, source, lang)
-    if part is None or part == source.text.lower():
-        return source
-    clause = _Sentence(part, m.haystack(part, lang), m.numbers(part, lang), m.is_negative(part, lang))
-    return clause if _on_topic(question, clause, lang) else source
+def _states(fact: str, clause: str, on_topic: bool, lang: str) -> bool:
+    """Whether a clause states something of the fact's kind: a value of its kind on the question's
+    topic, the party it names, a number for a number, or most of its words."""
+    kinds = values.kinds(fact, lang)
+    if kinds:
+        # A long fact (the orders of a judgment) says itself what it is about.
+        about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
+        return about and bool(kinds & values.kinds(clause, lang))
+    named = parties(fact, lang)
+    if named:
+        return names_any(parties(clause, lang), named)
+    if m.numbers(fact, lang):
+        return on_topic and bool(m.numbers(clause, lang))
+    return ev.share(m.fact_words(fact, lang), m.answer_words(clause, lang)) >= 0.5
 
 
 class RuleJudge:
@@ -144,7 +158,7 @@ class RuleJudge:
             raise ValueError(f"unknown rule judge {strictness!r} (known: {', '.join(STRICTNESS)})")
         self.name = f"rule:{strictness}"
         self.cfg = STRICTNESS[strictness]
-        self._passages: dict[tuple[str, str], list[_Sentence]] = {}
+        self._passages: dict[tuple[str, str, str], PassageView] = {}
 
     def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
         return [self.judge_one(item) for item in items]
@@ -158,13 +172,16 @@ class RuleJudge:
     def _judge_finished(self, item: JudgeItem) -> Label:
         text, lang = item.candidate.text, item_language(item.qa)
         behaviour = self.behaviour(text, item.refusal, lang)
+        answer = m.non_refusal_text(text, item.refusal, lang)
+        if behaviour == "attempted" and not self.takes_position(answer, item):
+            behaviour = "unusable"
         label = Label(item.candidate.id, self.name, behaviour, None, None, None, "ok")
         if behaviour != "attempted":
             return label
-        answer = m.non_refusal_text(text, item.refusal, lang)
         label.faithfulness = self.faithfulness(answer, item)
         label.correctness = self.correctness(answer, item)
-        label.completeness = self.completeness(answer, item)
+        # An answer with the wrong bottom line is never complete.
+        label.completeness = self.completeness(answer, item) if label.correctness == "correct" else "incomplete"
         return label
 
     # ----------------------------------------------------------------------------------- stage one
@@ -180,13 +197,55 @@ class RuleJudge:
             return "attempted"
         return "abstained"
 
+    def takes_position(self, answer: str, item: JudgeItem) -> bool:
+        """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
+        yes/no question a statement on its topic; otherwise a clause stating a value of a kind the
+        reference's facts are (an amount, a duration, a case, a clause; in a cut-off reply, on the
+        question's topic), the name a fact names, most of the words of a fact that is words only, or most
+        of what the question asks about (names and roles aside). A pasted passage about another matter,
+        or a cut-off reply that stops before the answer, states none of these."""
+        lang, qa = item_language(item.qa), item.qa
+        if m.lead_polarity(answer, lang):
+            return True
+        if _is_yesno(qa):
+            return ev.on_topic(qa.question, ev.sentence(answer, lang), lang)
+        topic = topic_words(qa.question, lang)
+        facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
+        # A finished reply offering a value of the kind asked gives it as the answer; of a reply cut off
+        # (a pasted passage, as a rule) only a clause on what was asked does.
+        cut = item.candidate.finish_reason == CUT_OFF
+        for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
+            on_topic = not cut or not topic or bool(topic & m.haystack(clause, lang))
+            for fact in facts:
+                if _states(fact, clause, on_topic, lang):
+                    return True
+        return bool(topic) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
+
     # ------------------------------------------------------------------------------- faithfulness
     def faithfulness(self, answer: str, item: JudgeItem) -> str:
         lang = item_language(item.qa)
-        context = self._sentences(item, lang)
-        claims = [c for c in (m.strip_citations(s).strip() for s in language.sentences(answer, lang)) if c]
-        # "No. <sentence>" is one main claim: the bottom line and the sentence that carries it.
-        # Framing sentences in between ("Reading the passages, ...") are skipped.
+        view = self._view(item, lang)
+        verdicts: list[str] = []
+        filler = 0
+        for claim in self._claims(answer, lang):
+            body, pieces = statements.split_filler(claim, lang)
+            filler += len(pieces)
+            verdict = self._claim(body, view, item, lang, main=not verdicts) if body.strip() else None
+            if verdict is not None:
+                verdicts.append(verdict)
+        # Filler asserts what no passage says: a secondary claim that is not supported.
+        verdicts += ["unsupported"] * filler
+        if not verdicts:
+            return "unsupported"
+        main, rest = verdicts[0], verdicts[1:]
+        if main != "supported":
+            return main
+        return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+
+    def _claims(self, answer: str, lang: str) -> list[str]:
+        """The answer's sentences; "No. <sentence>" is one main claim: the bottom line and the sentence
+        that carries it. Framing sentences in between ("Reading the passages, ...") are skipped."""
+        claims = [c for c in (m.strip_citations(s).strip() for s in ev.sentences(answer, lang)) if c]
         if (
             len(claims) > 1
             and m.lead_polarity(claims[0], lang)
@@ -200,62 +259,174 @@ class RuleJudge:
                     else f"{claims[0].rstrip('.!')}, {claims[k]}"
                 )
                 claims = [joined, *claims[1:k], *claims[k + 1 :]]
-        verdicts = [v for v in (self._claim(c, context, item, lang) for c in claims) if v is not None]
-        if not verdicts:
-            return "unsupported"
-        main, rest = verdicts[0], verdicts[1:]
-        if main != "supported":
-            return main
-        return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+        return claims
 
-    def _claim(self, claim: str, context: list[_Sentence], item: JudgeItem, lang: str) -> str | None:
-        """supported | unsupported | contradicted for one answer sentence; None for pure framing."""
+    def _claim(self, claim: str, view: ContextView, item: JudgeItem, lang: str, main: bool) -> str | None:
+        """supported | unsupported | contradicted for one answer sentence; None for pure framing. Every
+        claim is read as about the parties the question asks about (docs/method.md §4), so only sentences
+        about them can support it."""
         lead = m.lead_polarity(claim, lang)
         body = m.strip_lead(claim, lang) if lead else claim
         attributed = _ATTRIBUTED.match(body.strip())
         if attributed:
             body = attributed.group(1)
-        words, nums = m.content_words(body, lang), m.numbers(body, lang)
-        question = item.qa.question
+        subjects = view.asked or parties(body, lang)
+        # A submission answers a question about submissions; read as the answer to any other question it
+        # is not the court's finding. A secondary sentence may report one as such.
+        reported = statements.reports_submission(item.qa.question if main else body, lang)
+        pool = view.pool(subjects)
+        if lead is not None and main:
+            return self._yes_no(lead, body, view, pool, item, lang, reported)
         if m.is_framing(body, lang):
-            if lead is None:
-                return None
-            # A bare "Yes."/"No." claims the question's bottom line: check it where the question points.
-            best, _ = _align(m.content_words(question, lang), context)
-            if best is None:
-                return "unsupported"
-            return "supported" if lead == _bottom_line(question, best, lang) else "contradicted"
-        best, recall = _align(words, context, frozenset(nums))
+            return None
+        verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported)
+        if main and not _is_yesno(item.qa):
+            verdict = self._as_answer(verdict, body, best, view, pool, item, lang)
+        return verdict
+
+    def _support(
+        self, body: str, pool: list[Sentence], lang: str, lead: str | None, question: str, reported: bool
+    ) -> tuple[str, Sentence | None]:
+        """The verdict of the sentence of `pool` a claim aligns with, and that sentence. Issue statements
+        and submissions count only where `reported` (the claim reports one)."""
+        return self._support_in(body, pool if reported else [s for s in pool if not s.statement], lang, lead, question)
+
+    def _support_in(
+        self, body: str, pool: list[Sentence], lang: str, lead: str | None, question: str
+    ) -> tuple[str, Sentence | None]:
+        words, nums = m.content_words(body, lang), m.numbers(body, lang)
+        best, recall = ev.align(words, pool, frozenset(nums))
         if best is None:
-            return "unsupported"
+            return "unsupported", None
         polarity_ok = not self.cfg.check_polarity or (
-            m.is_negative(body, lang) == _source_negative(body, best, lang)
+            m.is_negative(body, lang) == ev.source_negative(body, best, lang)
             # The Yes/No must be the answer the supporting sentence (or the clause quoted from it) gives
             # to the question, when that sentence is about the question at all.
-            and (lead is None or _gives(lead, question, _answering_part(body, best, question, lang), lang))
+            and (lead is None or _gives(lead, question, ev.answering_part(body, best, question, lang), lang))
         )
         in_sentence = nums <= best.numbers
-        numbers_ok = in_sentence if self.cfg.numbers_in_sentence else nums <= _all_numbers(context)
+        numbers_ok = in_sentence if self.cfg.numbers_in_sentence else nums <= _all_numbers(pool)
         if recall >= self.cfg.support_recall and numbers_ok and polarity_ok:
-            return "supported"
-        if recall >= CONTRADICTION_RECALL and (
-            (nums and best.numbers and not in_sentence) or not polarity_ok
-        ):
-            return "contradicted"
-        return "unsupported"
+            return "supported", best
+        if recall >= CONTRADICTION_RECALL and ((nums and best.numbers and not in_sentence) or not polarity_ok):
+            return "contradicted", best
+        return "unsupported", best
 
-    def _sentences(self, item: JudgeItem, lang: str) -> list[_Sentence]:
+    def _as_answer(
+        self,
+        verdict: str,
+        body: str,
+        best: Sentence | None,
+        view: ContextView,
+        pool: list[Sentence],
+        item: JudgeItem,
+        lang: str,
+    ) -> str:
+        """The main claim of a factual answer read as its answer to the question: the figure it offers is
+        the item asked. The passage about the party asked that states the item with another value
+        contradicts it; a quote of another item (the share volume for the profit, the rent for the
+        arrears) supports nothing of what was asked."""
+        stating = self._stating(item, view, pool, lang)
+        key = _key_kinds(item.qa, lang)
+        if key and values.kinds(body, lang) and not values.kinds(body, lang) & key:
+            # It offers a value, of another kind than asked (a prison term for a fine): another item.
+            return "unsupported"
+        claimed = values.values(body, key, lang) if key else m.numbers(body, lang)
+        if claimed and stating is not None:
+            given = values.values(stating.text, key, lang) if key else stating.numbers
+            if given and claimed.isdisjoint(given):
+                return "contradicted"
+        if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
+            return "unsupported"
+        return verdict
+
+    def _yes_no(
+        self,
+        lead: str,
+        body: str,
+        view: ContextView,
+        pool: list[Sentence],
+        item: JudgeItem,
+        lang: str,
+        reported: bool,
+    ) -> str:
+        """A Yes/No read with the sentence that explains it. A passage about the party asked that answers
+        the question the other way contradicts it; a bare Yes/No, or one explained by the question
+        restated, is as supported as the answer the passages give; an explanation that does not answer
+        the question (a true quote of another matter) does not support it."""
+        question = item.qa.question
+        stating, line = self._answer_in_context(item, view, pool, lang)
+        words = m.content_words(body, lang)
+        if m.is_framing(body, lang) or ev.share(words, m.haystack(question, lang)) >= self.cfg.restate_share:
+            if line is None:
+                return "unsupported"
+            return "supported" if lead == line else "contradicted"
+        verdict, best = self._support(body, pool, lang, lead, question, reported)
+        if line is not None and line != lead:
+            return "contradicted"
+        if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
+            return "unsupported"
+        return verdict
+
+    def _answer_in_context(
+        self, item: JudgeItem, view: ContextView, pool: list[Sentence], lang: str
+    ) -> tuple[Sentence | None, str | None]:
+        """The sentence about the party asked that answers a yes/no question, and the Yes/No it gives:
+        the one stating what the reference states, its Yes/No the reference's when it states the
+        reference's figures or shares its negation (else the other); for a reference with no statement
+        of its own, or a question about a figure, the sentence holding what the question asks about.
+        (None, None) when the context holds no such sentence."""
+        qa, question = item.qa, item.qa.question
+        ref_line = next((_polarity_fact(f) for f in qa.facts if _polarity_fact(f)), None) or m.lead_polarity(
+            qa.answer, lang
+        )
+        holding = _holding(qa, lang)
+        if ref_line and len(_item_words(holding, lang)) >= 2 and not m.numbers(question, lang):
+            stating = self._stating(item, view, pool, lang)
+            if stating is None:
+                return None, None
+            figures = m.numbers(holding, lang)
+            same = (bool(figures) and figures <= stating.numbers) or m.is_negative(
+                ev.holding(stating.text, lang), lang
+            ) == m.is_negative(holding, lang)
+            return stating, ref_line if same else _flip(ref_line)
+        topic = topic_words(question, lang)
+        best, recall = ev.align(topic, [s for s in pool if not s.statement])
+        if best is None or recall < self.cfg.question_recall - 1e-9:
+            return None, None
+        return best, ev.bottom_line(question, ev.answering_clause(topic, best, lang), lang)
+
+    def _stating(self, item: JudgeItem, view: ContextView, pool: list[Sentence], lang: str) -> Sentence | None:
+        """The sentence of `pool` about the party asked that states what the reference states (its
+        figures decide among sentences of one template), or None."""
+        holding = _holding(item.qa, lang)
+        words = _item_words(holding, lang)
+        if len(words) < 2:
+            return None
+        named = [s for s in pool if view.named(s, view.asked)]
+        best, recall = ev.align(words, named, frozenset(m.numbers(holding, lang)))
+        return best if best is not None and recall >= self.cfg.evidence_recall else None
+
+    def _on_item(self, best: Sentence, stating: Sentence | None, item: JudgeItem, lang: str) -> bool:
+        """Whether the sentence an answer rests on is about the item asked: the sentence stating what the
+        reference states, or one holding enough of the reference's words (of the question's, names and
+        roles aside, when the reference is only a value such as "50,000元")."""
+        if stating is not None and best.text == stating.text:
+            return True
+        words = _item_words(_holding(item.qa, lang), lang)
+        if len(words) < 2:
+            words = topic_words(item.qa.question, lang)
+        return not words or ev.share(words, best.words) >= self.cfg.item_recall - 1e-9
+
+    def _view(self, item: JudgeItem, lang: str) -> ContextView:
         # The same passages recur across many contexts: their sentences are analysed once per text.
-        out: list[_Sentence] = []
+        views = []
         for p in item.passages:
             key = (p.id, p.text, lang)
             if key not in self._passages:
-                self._passages[key] = [
-                    _Sentence(s, m.haystack(s, lang), m.numbers(s, lang), m.is_negative(s, lang))
-                    for s in language.sentences(p.text, lang)
-                ]
-            out.extend(self._passages[key])
-        return out
+                self._passages[key] = ev.passage_view(p, lang)
+            views.append(self._passages[key])
+        return ContextView(views, _asked(item.qa.question, lang))
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -266,21 +437,25 @@ class RuleJudge:
             recall = len(reference & m.haystack(answer, lang)) / max(1, len(reference))
             return "correct" if recall >= self.cfg.reference_recall else "incorrect"
         polarity_facts = [f for f in facts if _polarity_fact(f)]
-        bottom_line = m.lead_polarity(answer, lang) or _bottom_line(
-            qa.question, _Sentence(answer, set(), m.numbers(answer, lang), m.is_negative(answer, lang)), lang
-        )
-        if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
-            return "incorrect"
-        if polarity_facts and not self._about_question(answer, item, lang):
-            # A right Yes/No attached to a sentence about another matter (another party, another order)
-            # does not give the reference's bottom line.
-            return "incorrect"
         others = [f for f in facts if f not in polarity_facts]
-        if not others:
-            return "correct"
-        present = sum(self.fact_present(f, answer, lang) for f in others)
-        needed = math.ceil(self.cfg.facts_required * len(others) - 1e-9)
-        return "correct" if present >= max(1, needed) else "incorrect"
+        if polarity_facts:
+            bottom_line = m.lead_polarity(answer, lang) or ev.bottom_line(qa.question, ev.sentence(answer, lang), lang)
+            if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
+                return "incorrect"
+            if not self._about_question(answer, item, lang):
+                # A right Yes/No attached to a sentence about another matter (another party, another order)
+                # does not give the reference's bottom line.
+                return "incorrect"
+            # The bottom line is what a Yes/No answer must get right; a figure it adds must be the right one.
+            return "incorrect" if any(_wrong_value(f, answer, lang) for f in others) else "correct"
+        # The facts that answer the question are needed; those that only situate it (a date, a share
+        # count) need not be stated, but when stated must be right.
+        key = [f for f in others if not values.situating(f, lang)] or others
+        present = sum(self.fact_present(f, answer, lang) for f in key)
+        needed = math.ceil(self.cfg.facts_required * len(key) - 1e-9)
+        if present < max(1, needed):
+            return "incorrect"
+        return "incorrect" if any(_wrong_value(f, answer, lang) for f in others if f not in key) else "correct"
 
     def _about_question(self, answer: str, item: JudgeItem, lang: str) -> bool:
         """Whether a Yes/No answer's explanation is about what was asked, so that its Yes/No is the
@@ -293,19 +468,23 @@ class RuleJudge:
         about = m.haystack(item.qa.answer, lang) | m.haystack(question, lang)
         body = m.strip_lead(answer, lang)
         words = m.content_words(body, lang)
-        if not words or _share(words, about) >= self.cfg.topic_overlap:
-            return True
+        asked = _asked(question, lang)
         claim = next((s for s in language.sentences(body, lang) if not m.is_framing(s, lang)), "")
+        if not words:
+            return True
+        if not _same_parties(claim, asked, lang):
+            return False
+        if ev.share(words, about) >= self.cfg.topic_overlap:
+            return True
         words = m.content_words(claim, lang)
         if not words:
             return False
         asked_names = m.names(question, lang, skip_first=True)
         # What the question asks about, names aside: a finding about the same person on another matter
         # shares the names and little else.
-        asked = m.content_words(question, lang) - set().union(*asked_names)
-        covers = bool(asked) and _share(asked, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
-        restates = _share(words, about) >= self.cfg.topic_overlap
-        return (restates or covers) and _same_parties(claim, asked_names, lang)
+        topic = m.content_words(question, lang) - set().union(*asked_names)
+        covers = bool(topic) and ev.share(topic, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
+        return ev.share(words, about) >= self.cfg.topic_overlap or covers
 
     def fact_present(self, fact: str, answer: str, lang: str | None = None) -> bool:
         fact_numbers = m.numbers(fact, lang)
@@ -320,78 +499,99 @@ class RuleJudge:
         return len(fact_words & answer_words) / len(fact_words) >= self.cfg.fact_recall - 1e-9
 
     def completeness(self, answer: str, item: JudgeItem) -> str:
-        lang = item_language(item.qa)
-        qualifiers = [q for q in item.qa.qualifiers if m.content_words(q, lang)]
-        if not qualifiers:
+        """complete when the answer states the qualifiers that limit the holding (docs/method.md §4): a
+        duration, a deadline, a condition, an exception, a leave requirement, the basis of an order.
+        Reasons and purposes are not limits; for a Yes/No the length of what it answers ("Yes" to a ban
+        of 3 years) is one."""
+        lang, qa = item_language(item.qa), item.qa
+        qualifiers = [q for q in qa.qualifiers if m.content_words(q, lang) and _limits(q, lang)]
+        durations = [f for f in qa.facts if _is_yesno(qa) and values.duration(f, lang)]
+        if not qualifiers and not durations:
             return "complete"
         answer_words = m.haystack(answer, lang)
-        present = 0
+        present = sum(self.fact_present(f, answer, lang) for f in durations)
         for qualifier in qualifiers:
             wanted = m.content_words(qualifier, lang)
             if len(wanted & answer_words) / len(wanted) >= self.cfg.qualifier_recall - 1e-9:
                 present += 1
-        needed = max(1, math.ceil(self.cfg.qualifiers_required * len(qualifiers) - 1e-9))
+        total = len(qualifiers) + len(durations)
+        needed = max(1, math.ceil(self.cfg.qualifiers_required * total - 1e-9))
         return "complete" if present >= needed else "incomplete"
 
 
-def _align(
-    words: set[str], context: list[_Sentence], nums: frozenset[str] = frozenset()
-) -> tuple[_Sentence | None, float]:
-    """The context sentence sharing most of the claim's words and numbers (ties: the higher Jaccard of
-    words), with the share of the claim's words it contains. Numbers only rank: among near-identical
-    sentences of different cases, the one with the claim's figures is the one it was taken from."""
-    if not words or not context:
-        return None, 0.0
-    best, best_key, best_recall = None, (-1.0, -1.0), 0.0
-    for sentence in context:
-        shared = len(words & sentence.words)
-        if not shared:
-            continue
-        recall = shared / len(words)
-        key = (recall + len(nums & sentence.numbers) / (len(nums) or 1), shared / len(words | sentence.words))
-        if key > best_key:
-            best, best_key, best_recall = sentence, key, recall
-    return best, best_recall
+def _is_yesno(qa) -> bool:
+    return qa.kind == "yesno" or any(_polarity_fact(f) for f in qa.facts)
 
 
-def _share(words: set[str], other: set[str]) -> float:
-    return len(words & other) / len(words)
+def _flip(line: str) -> str:
+    return "no" if line == "yes" else "yes"
 
 
-def _same_parties(sentence: str, asked: list[frozenset[str]], lang: str) -> bool:
-    """False when the sentence is about another party than the question names: it names someone who
-    shares a name word with a party of the question (Au Hiu-tung for Yeung Hiu-tung; in Chinese any
-    X某 for 孙某) but names none of the question's parties in full."""
-    if not asked:
+def _asked(question: str, lang: str) -> list[Party]:
+    return parties(question, lang)
+
+
+def _holding(qa, lang: str) -> str:
+    """The reference answer's statement of the holding: without its Yes/No, its qualifiers and reasons."""
+    return _holding_of(qa.answer, tuple(qa.qualifiers), lang)
+
+
+@lru_cache(maxsize=1 << 14)
+def _holding_of(answer: str, qualifiers: tuple[str, ...], lang: str) -> str:
+    text = m.strip_lead(answer, lang)
+    for qualifier in qualifiers:
+        if qualifier.strip():
+            text = text.replace(qualifier, " ")
+    return ev.holding(text, lang)
+
+
+def _item_words(text: str, lang: str) -> set[str]:
+    """A text's content words, its party names aside: what it says, not of whom."""
+    return set(_item_words_of(text, lang))
+
+
+@lru_cache(maxsize=1 << 14)
+def _item_words_of(text: str, lang: str) -> frozenset[str]:
+    named = set().union(*parties(text, lang)) if text else set()
+    return frozenset(w for w in m.content_words(text, lang) if w not in named)
+
+
+def _key_kinds(qa, lang: str) -> set[str]:
+    """The kinds of value the facts that answer the question are (a date or share count only situates)."""
+    facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
+    key = [f for f in facts if not values.situating(f, lang)] or facts
+    return set().union(*(values.kinds(f, lang) for f in key)) if key else set()
+
+
+def _wrong_value(fact: str, answer: str, lang: str) -> bool:
+    """The answer states a value of the fact's kind, and not the fact's own."""
+    kinds = values.kinds(fact, lang)
+    if not kinds:
+        return False
+    stated = values.values(answer, kinds, lang)
+    return bool(stated) and not values.values(fact, kinds, lang) <= stated
+
+
+def _limits(qualifier: str, lang: str) -> bool:
+    """A qualifier that limits the holding: not a reason or purpose, not only the dates of the events."""
+    if _REASON_QUALIFIER["zh" if lang == "zh" else "en"].search(qualifier):
+        return False
+    return not (values.kinds(qualifier, lang) == {"date"})
+
+
+def _same_parties(sentence: str, asked: list[Party], lang: str) -> bool:
+    """False when the sentence is about another party than the question names: it names someone, and
+    none of the question's parties."""
+    if not asked or not sentence:
         return True
-    named = m.names(sentence, lang)
-    shared = set().union(*asked)
-    if not any(n & shared for n in named):
-        return True
-    return any(a <= n for a in asked for n in named)
+    named = parties(sentence, lang)
+    return not named or names_any(named, asked)
 
 
-def _gives(lead: str, question: str, statement: _Sentence, lang: str) -> bool:
+def _gives(lead: str, question: str, statement: Sentence, lang: str) -> bool:
     """Whether `statement` answers `question` with `lead`, or is not about the question at all."""
-    return not _on_topic(question, statement, lang) or lead == _bottom_line(question, statement, lang)
+    return not ev.on_topic(question, statement, lang) or lead == ev.bottom_line(question, statement, lang)
 
 
-def _on_topic(question: str, sentence: _Sentence, lang: str) -> bool:
-    words = m.content_words(question, lang)
-    return len(words & sentence.words) >= max(1, round(0.3 * len(words)))
-
-
-def _bottom_line(question: str, statement: _Sentence, lang: str) -> str:
-    """The yes/no answer a statement gives to a question: yes when both are negated or neither is, and the
-    reverse when the question asks about a figure the statement does not give but gives others instead
-    ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
-    HK$8,000": no)."""
-    same = m.is_negative(question, lang) == statement.negative
-    asked = m.numbers(question, lang)
-    if asked and statement.numbers and asked.isdisjoint(statement.numbers):
-        same = not same
-    return "yes" if same else "no"
-
-
-def _all_numbers(context: list[_Sentence]) -> set[str]:
-    return set().union(*(s.numbers for s in context)) if context else set()
+def _all_numbers(pool: list[Sentence]) -> set[str]:
+    return set().union(*(s.numbers for s in pool)) if pool else set()

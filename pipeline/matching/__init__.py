@@ -138,7 +138,8 @@ def haystack(text: str, lang: str | None = None) -> set[str]:
 # logistics company"), not a name.
 _EN_NAME = re.compile(r"[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*")
 _ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+[甲乙丙丁戊己庚辛壬癸]?")
-_ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某")
+# Characters that end a word before 某 (系某公司, 凤阳县某小区, 合肥市某公司): 某 is then "a certain".
+_ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某系即经以按至据属另各每省市州县区镇乡村街路")
 # An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
 # no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
@@ -158,10 +159,11 @@ _ZH_ANON = re.compile(
 )
 
 
-def _zh_names(text: str) -> list[frozenset[str]]:
-    """Chinese party names in text order: X某 names as their content words, anonymised names as
-    {surname, index} (曹x0 and 曹x1 share 曹 and differ in the index, as 李某 and 张某 share 某)."""
-    found: list[tuple[int, frozenset[str]]] = []
+def zh_name_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
+    """Chinese party names in text order, with their [start, end) spans: X某 names as their content
+    words, anonymised names as {surname, index} (曹x0 and 曹x1 share 曹 and differ in the index, as 李某
+    and 张某 share 某)."""
+    found: list[tuple[int, int, frozenset[str]]] = []
     for match in _ZH_NAME.finditer(text):
         if match.group(1) in _ZH_NOT_SURNAME:
             continue
@@ -169,9 +171,9 @@ def _zh_names(text: str) -> list[frozenset[str]]:
         compound = text[max(0, start - 1) : start + 1]
         if compound in _ZH_COMPOUND_SURNAMES:
             start, name = start - 1, compound + name[1:]
-        found.append((start, frozenset(content_words(name, "zh"))))
-    found += [(a.start(), frozenset({a.group(1), a.group(2).lower()})) for a in _ZH_ANON.finditer(text)]
-    return [name for _, name in sorted(found, key=lambda f: f[0])]
+        found.append((start, match.end(), frozenset(content_words(name, "zh"))))
+    found += [(a.start(), a.end(), frozenset({a.group(1), a.group(2).lower()})) for a in _ZH_ANON.finditer(text)]
+    return sorted(found, key=lambda f: f[0])
 
 
 def names(text: str, lang: str | None = None, skip_first: bool = False) -> list[frozenset[str]]:
@@ -179,7 +181,7 @@ def names(text: str, lang: str | None = None, skip_first: bool = False) -> list[
     Chinese name as its surname and index). `skip_first` leaves out the text's first word (the
     "Did"/"Was" of an English question)."""
     if _lang(text, lang) == "zh":
-        return _zh_names(text)
+        return [name for _, _, name in zh_name_spans(text)]
     if skip_first:
         text = re.sub(r"^\s*\S+", "", text)
     runs = (frozenset(content_words(n, "en")) for n in _EN_NAME.findall(text))

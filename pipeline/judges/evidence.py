@@ -1,0 +1,222 @@
+"""What the rule judge checks an answer's claims against: the context's sentences, each with the parties
+it is about and whether it is the court's finding, and the ways of finding the sentence a claim rests on.
+
+Support is about someone (docs/method.md §4): a sentence may support a claim about the parties asked only
+when it names one of them, or names no one and its passage names one of them or no one. A sentence that
+names only other parties, or sits in a passage that does, supports nothing about the parties asked.
+An issue statement or a party's submission is not the court's finding: it supports only a claim that
+itself reports a submission.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pipeline import language
+from pipeline import matching as m
+from pipeline.matching import statements
+from pipeline.matching.parties import Party, names_any, parties
+from pipeline.records import Passage
+
+# Chinese judgments as published end findings with a half-width ; or . as often as with ；and 。 (a . between
+# two Chinese characters, not the point of 1.5% or the list number of "1.判令").
+_ZH_HALF_STOP = re.compile(r"(?<=;)|(?<=[\u4e00-\u9fff][.])(?=[\u4e00-\u9fff])")
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """language.sentences, with Chinese also cut after a half-width ; or . of published judgments."""
+    out = language.sentences(text, lang)
+    if lang != "zh":
+        return out
+    return [p.strip() for s in out for p in _ZH_HALF_STOP.split(s) if p.strip()]
+
+
+@dataclass
+class Sentence:
+    text: str
+    # m.haystack(): the units a claim's content words are looked for in (in English, its content words).
+    words: set[str]
+    numbers: set[str]
+    negative: bool
+    parties: list[Party] = field(default_factory=list)
+    # An issue statement or a party's submission.
+    statement: bool = False
+    passage: int = -1
+
+
+def sentence(text: str, lang: str, passage: int = -1) -> Sentence:
+    return Sentence(
+        text,
+        m.haystack(text, lang),
+        m.numbers(text, lang),
+        m.is_negative(text, lang),
+        parties(text, lang),
+        statements.is_issue_or_submission(text, lang),
+        passage,
+    )
+
+
+def _at_submission(text: str, lang: str) -> list[str]:
+    """A Chinese sentence of many clauses cut where a submission begins ("……周某到案后虽对基本事实予以
+    供认，但辩称部分款项系正常借款……"): what comes before the 辩称 is the narrative, not the submission."""
+    if lang != "zh":
+        return [text]
+    at = statements.submission_start(text)
+    if at is None or at == 0:
+        return [text]
+    return [text[:at], text[at:]]
+
+
+@dataclass
+class PassageView:
+    sentences: list[Sentence]
+    parties: list[Party]
+
+
+def passage_view(passage: Passage, lang: str) -> PassageView:
+    """A passage's sentences and the parties it names, its heading's included (a reader sees the
+    heading: a Chinese judgment's title names its parties)."""
+    found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
+    return PassageView(found, parties(passage.heading, lang) + [p for s in found for p in s.parties])
+
+
+class ContextView:
+    """The passages of one context as the judge reads them for one question."""
+
+    def __init__(self, passages: list[PassageView], asked: list[Party]):
+        self.passages = passages
+        self.asked = asked
+        self.sentences = [
+            Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i)
+            for i, p in enumerate(passages)
+            for s in p.sentences
+        ]
+
+    def about(self, s: Sentence, subjects: list[Party]) -> bool:
+        """Whether the sentence can be about one of `subjects` (everyone, when there are none)."""
+        if not subjects:
+            return True
+        if s.parties:
+            return names_any(s.parties, subjects)
+        named = self.passages[s.passage].parties
+        return not named or names_any(named, subjects)
+
+    def named(self, s: Sentence, subjects: list[Party]) -> bool:
+        """Whether the sentence, or its passage, names one of `subjects` (not merely names no one)."""
+        if not subjects:
+            return True
+        return names_any(s.parties or self.passages[s.passage].parties, subjects)
+
+    def pool(self, subjects: list[Party]) -> list[Sentence]:
+        """The sentences that may support a claim about `subjects`."""
+        return [s for s in self.sentences if self.about(s, subjects)]
+
+
+def align(words: set[str], pool: list[Sentence], nums: frozenset[str] = frozenset()) -> tuple[Sentence | None, float]:
+    """The sentence sharing most of the claim's words and numbers (ties: the higher Jaccard of words),
+    with the share of the claim's words it contains. Numbers only rank: among near-identical sentences
+    of different cases, the one with the claim's figures is the one it was taken from."""
+    if not words or not pool:
+        return None, 0.0
+    best, best_key, best_recall = None, (-1.0, -1.0), 0.0
+    for s in pool:
+        shared = len(words & s.words)
+        if not shared:
+            continue
+        recall = shared / len(words)
+        key = (recall + len(nums & s.numbers) / (len(nums) or 1), shared / len(words | s.words))
+        if key > best_key:
+            best, best_key, best_recall = s, key, recall
+    return best, best_recall
+
+
+def share(words: set[str], other: set[str]) -> float:
+    return len(words & other) / len(words) if words else 0.0
+
+
+# Where a clause ends inside a sentence (a quote's negation is read on its own clause).
+_CLAUSE_END = {"zh": "，；：,;:", "en": ",;:"}
+
+
+def quoted_part(body: str, source: Sentence, lang: str) -> str | None:
+    """The clause(s) of the source sentence that a claim quotes word for word (lower-cased), or None when
+    the claim is not a verbatim quote of it."""
+    # Lower case: an answer capitalises the clause it starts with.
+    quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
+    at = text.find(quote) if quote else -1
+    if at < 0:
+        return None
+    ends = _CLAUSE_END.get(lang, _CLAUSE_END["en"])
+    start = max(text.rfind(c, 0, at) for c in ends) + 1
+    after = [i for i in (text.find(c, at + len(quote)) for c in ends) if i >= 0]
+    return text[start : min(after, default=len(text))]
+
+
+def source_negative(body: str, source: Sentence, lang: str) -> bool:
+    """Whether the part of the source sentence a claim rests on is negative: the clause(s) holding the
+    claim when it quotes the sentence word for word, else the whole sentence. A clause-level quote from a
+    long sentence ("王某仅于2017年6月30日归还本金50,000元" out of a sentence whose other clause says 未归还)
+    is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
+    its own clause still is."""
+    part = quoted_part(body, source, lang)
+    return source.negative if part is None else m.is_negative(part, lang)
+
+
+def answering_part(body: str, source: Sentence, question: str, lang: str) -> Sentence:
+    """What a Yes/No with a quote is checked against: the quoted clause(s) when they are about the
+    question ("Yes. The Tribunal granted relief against forfeiture." out of "Although the tenant did not
+    pay, the Tribunal granted relief against forfeiture."), else the whole source sentence (a quote of a
+    side clause does not show what the sentence answers)."""
+    part = quoted_part(body, source, lang)
+    if part is None or part == source.text.lower():
+        return source
+    clause = sentence(part, lang, source.passage)
+    return clause if on_topic(question, clause, lang) else source
+
+
+_CLAUSE_SPLIT = {"zh": re.compile(r"[，；：,;:]"), "en": re.compile(r"[,;:]")}
+
+
+def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
+    """The clause of a sentence holding most of `words` (what a question asks about): its polarity is
+    the sentence's answer ("Although the tenant did not pay, the Tribunal granted relief against
+    forfeiture." answers "Did the Tribunal grant relief?" yes)."""
+    parts = [p for p in _CLAUSE_SPLIT["zh" if lang == "zh" else "en"].split(s.text) if p.strip()]
+    if len(parts) < 2 or not words:
+        return s
+    scored = sorted(((len(words & m.haystack(p, lang)), p) for p in parts), key=lambda x: -x[0])
+    # Only a clause that holds more of them than any other answers on its own.
+    if scored[0][0] == 0 or scored[0][0] == scored[1][0]:
+        return s
+    return sentence(scored[0][1], lang, s.passage)
+
+
+def on_topic(question: str, s: Sentence, lang: str) -> bool:
+    words = m.content_words(question, lang)
+    return len(words & s.words) >= max(1, round(0.3 * len(words)))
+
+
+def bottom_line(question: str, statement: Sentence, lang: str) -> str:
+    """The yes/no answer a statement gives to a question: yes when both are negated or neither is, and the
+    reverse when the question asks about a figure the statement does not give but gives others instead
+    ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
+    HK$8,000": no)."""
+    same = m.is_negative(question, lang) == statement.negative
+    asked = m.numbers(question, lang)
+    if asked and statement.numbers and asked.isdisjoint(statement.numbers):
+        same = not same
+    return "yes" if same else "no"
+
+
+# A reason or a purpose attached to a holding ("..., because the offence involved a breach of trust";
+# "……，因其……"): its negations say nothing of the holding's own polarity.
+_REASON = {
+    "en": re.compile(r"(?:[,;]\s*(?:because|since|given|as\s+the|in\s+view\s+of|on\s+the\s+ground)|\s+because)\b.*$", re.I | re.S),
+    "zh": re.compile(r"[，,；;]\s*(?:因为|由于|鉴于|因其|考虑到|因(?![此而]))[^。]*", re.S),
+}
+
+
+def holding(text: str, lang: str) -> str:
+    """The text without a trailing reason clause."""
+    return _REASON["zh" if lang == "zh" else "en"].sub("", text).strip() or text

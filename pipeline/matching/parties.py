@@ -1,0 +1,112 @@
+"""Who a text is about: the parties it names, for the party-aware support of the rule judge.
+
+A quote supports a claim only about the party it is about (docs/method.md §4). A party is a person or a
+company as decisions name them: an English name with a hyphenated given name ("Chan Tai-man", "Peter Lau
+Ka-ho"), a company ("Lee Land Limited"); a Chinese 某-name (李某, 王某某,
+张某甲), an anonymised name as judgments are published (曹x0, 朱0), a company (某置业有限公司, 乙公司).
+Courts, statutes, places and cited authorities ("HKSAR v Kwan Ming") are not parties, nor is a titled
+surname ("Mr Chan"), which cannot tell two Chans apart. Two names are the
+same party only when they are the same name: "Yip Kin-fai" is not "Yeung Kin-fai", "Raymond Lo Wai-lun"
+is not "Lo Wai-lun", 张某 is not 李某, 曹x0 is not 曹x1.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pipeline import matching as m
+
+Party = frozenset[str]
+
+# A run of capitalised words; the hyphenated given name ("Tai-man") marks a person the way decisions of
+# Hong Kong write names, a suffix marks a company.
+_EN_RUN = re.compile(r"[A-Z][A-Za-z'’]*(?:-[A-Za-z]+)*(?:\s+[A-Z][A-Za-z'’]*(?:-[A-Za-z]+)*)*")
+_GIVEN = re.compile(r"^[A-Z][a-z]+-[a-z]+$")
+_COMPANY = frozenset("limited ltd company corporation holdings bank inc llc llp plc".split())
+# Capitalised words that open a sentence or a clause before a name ("Sentencing Chan Tai-man", "Under
+# the order, ..."): never the first word of a name.
+_NOT_NAME = frozenset(
+    "although despite since because while after before under for in on at by with as when where if "
+    "sentencing ordering finding holding accordingly further finally moreover however thus therefore "
+    "passage passages yes no reading in conclusion summary".split()
+)
+
+# Chinese companies: 某 (not the 某 of a person's 李某) or a placeholder letter (甲乙丙) then up to a
+# dozen characters ending in 公司.
+_ZH_COMPANY = re.compile(
+    r"(?:(?<![\u4e00-\u9fff])某|(?<=[告人方为于向与和对及在由将被的了是从等其该系])某|[甲乙丙丁戊])"
+    r"[\u4e00-\u9fff]{0,12}?(?:有限责任公司|股份有限公司|有限公司|公司)"
+)
+
+
+# Roles name a party by its place in the case, not by who it is: what a question asks, names and roles
+# aside, is its topic.
+_EN_ROLES = re.compile(
+    r"\b(?:tenant|landlord|defendant|respondent|applicant|plaintiff|appellant|claimant|victim|owner|accused"
+    r"|offender|prosecution|party|parties)s?\b",
+    re.I,
+)
+_ZH_ROLES = re.compile(r"被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人|当事人|出租人|承租人|被害人|公诉机关|本案|该案")
+
+
+# A document's title (《中国证监会行政处罚决定书（李某）》) names the source, not what is asked.
+_TITLE = re.compile(r"《[^》]*》")
+
+
+def without_parties(text: str, lang: str) -> str:
+    """The text with its party names, role words and document titles blanked out."""
+    text = _TITLE.sub(" ", text)
+    if lang == "zh":
+        chars = list(text)
+        for start, end, _ in m.zh_name_spans(text):
+            chars[start:end] = [" "] * (end - start)
+        text = _ZH_COMPANY.sub(" ", "".join(chars))
+        return _ZH_ROLES.sub(" ", text)
+    for run in _EN_RUN.findall(text):
+        if parties(run, "en"):
+            text = text.replace(run, " ")
+    return _EN_ROLES.sub(" ", text)
+
+
+def topic_words(text: str, lang: str) -> set[str]:
+    """What a text is about, names and roles aside (content words)."""
+    return set(_topic_words(text, lang))
+
+
+@lru_cache(maxsize=1 << 14)
+def _topic_words(text: str, lang: str) -> frozenset[str]:
+    return frozenset(m.content_words(without_parties(text, lang), lang))
+
+
+def parties(text: str, lang: str) -> list[Party]:
+    """The parties a text names, in text order, each as a set of lower-cased name units."""
+    return list(_parties(text, lang))
+
+
+@lru_cache(maxsize=1 << 16)
+def _parties(text: str, lang: str) -> tuple[Party, ...]:
+    if lang == "zh":
+        found = list(m.names(text, "zh"))
+        found += [frozenset({c.group(0)}) for c in _ZH_COMPANY.finditer(text)]
+        return tuple(found)
+    out = []
+    for run in _EN_RUN.findall(text):
+        words = run.split()
+        while words and (words[0].lower().strip("'’") in _NOT_NAME or words[0].lower() in m.STOPWORDS):
+            words = words[1:]
+        if len(words) < 2:
+            continue
+        if any(_GIVEN.match(w) for w in words) or words[-1].lower() in _COMPANY:
+            # Every word counts, short ones too: "So Kin-fai" is not "To Kin-fai".
+            out.append(frozenset(re.findall(r"[a-z]+", " ".join(words).lower())))
+    return tuple(out)
+
+
+def same(a: Party, b: Party) -> bool:
+    return a == b
+
+
+def names_any(named: list[Party], asked: list[Party]) -> bool:
+    """Whether one of `named` is one of the `asked` parties."""
+    return any(same(n, a) for n in named for a in asked)

@@ -1,0 +1,108 @@
+"""The kinds of value a text states: an amount of money, a duration (by its unit), a date, a share count,
+a percentage or fraction, a clause, a section, a cited case.
+
+A reply takes a position on a question when it states a value of a kind the reference's facts are (an
+amount for "how much", a case or a range for "what authority"); a pasted passage about another matter
+states none (docs/method.md §4). A fact that only situates the answer (a date, a share count) need not be
+stated, but a different value of its kind is a wrong fact.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pipeline import language
+
+_NUM = r"(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_EN = {
+    "money": re.compile(
+        r"(?:HK|US|RMB)?\$\s?\d[\d,]*(?:\.\d+)?(?:\s*(?:million|billion))?|\b(?:HKD|USD|RMB)\s?\d[\d,]*(?:\.\d+)?"
+        r"|\b\d[\d,]*(?:\.\d+)?\s*(?:million\s+|billion\s+)?(?:dollars|yuan)\b",
+        re.I,
+    ),
+    "date": re.compile(rf"\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}\b|\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}\b"),
+    "days": re.compile(rf"\b{_NUM}[\s-]+(?:business\s+|working\s+|clear\s+)?days?\b", re.I),
+    "weeks": re.compile(rf"\b{_NUM}[\s-]+weeks?\b", re.I),
+    "months": re.compile(rf"\b{_NUM}[\s-]+months?\b", re.I),
+    "years": re.compile(rf"\b{_NUM}[\s-]+years?\b", re.I),
+    "shares": re.compile(r"\b\d[\d,]*\s+shares\b", re.I),
+    "share": re.compile(
+        r"\b\d+(?:\.\d+)?\s*(?:per\s*cent|percent|%)|\b(?:one|two)[-\s](?:third|half|quarter)s?\b", re.I
+    ),
+    "clause": re.compile(r"\b(?:clause|paragraph)\s+\d+(?:\([a-z0-9]+\))*", re.I),
+    "section": re.compile(r"\b(?:section|article|rule)\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
+    "case": re.compile(r"\b[A-Z][A-Za-z]*\s+v\.?\s+[A-Z][A-Za-z]*(?:\s+[A-Z][A-Za-z-]*)*"),
+}
+_ZH_NUM = r"[\d一二三四五六七八九十百千零两半]+"
+_ZH = {
+    "money": re.compile(
+        r"(?:人民币|港币|美元)?\s*\d[\d,，]*(?:\.\d+)?\s*(?:万|亿)?(?:元|美元|港元|港币)|(?:人民币|港币|美元)\s*\d[\d,，]*(?:\.\d+)?"
+        r"|[一二三四五六七八九十百千万两]+(?:万|亿)?元"
+    ),
+    "date": re.compile(r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?"),
+    "days": re.compile(rf"{_ZH_NUM}\s*(?:日|天|个工作日)"),
+    "months": re.compile(rf"{_ZH_NUM}\s*个\s*月"),
+    "years": re.compile(rf"{_ZH_NUM}\s*年(?!\s*\d+\s*月)"),
+    "shares": re.compile(r"\d[\d,，]*(?:\.\d+)?\s*(?:万|亿)?股"),
+    "share": re.compile(r"\d+(?:\.\d+)?\s*[%％]|百分之[\d一二三四五六七八九十点]+|[一二三四五六七八九十]分之[一二三四五六七八九十]"),
+    "clause": re.compile(rf"第{_ZH_NUM}条"),
+    "section": re.compile(rf"第{_ZH_NUM}款"),
+    "case": re.compile(r"[（(]\d{4}[）)][^（()）]{1,12}?\d+号"),
+}
+# English kinds a value of which may be written without digits ("two years", "one-third", "HKSAR v Ma").
+_WORDED = frozenset({"days", "weeks", "months", "years", "share", "case"})
+DURATIONS = frozenset({"days", "weeks", "months", "years"})
+# Kinds of fact that only situate an answer (docs/method.md §4): when, how many shares; not what.
+SITUATING = frozenset({"date", "shares"})
+
+
+@lru_cache(maxsize=1 << 16)
+def _spans(text: str, lang: str) -> dict[str, list[str]]:
+    """Each kind's values in the text. Dates go first and out of the text, so that a Chinese date is
+    not also read as a duration (2016年4月12日) or an English one as a number of days."""
+    table = _ZH if lang == "zh" else _EN
+    found: dict[str, list[str]] = {}
+    if lang != "zh" and not any(ch.isdigit() for ch in text):
+        # Without a digit only a number word, a fraction or a cited case can be a value.
+        table = {k: v for k, v in table.items() if k in _WORDED}
+    dates = table["date"].findall(text) if "date" in table else []
+    if dates:
+        found["date"] = dates
+        text = table["date"].sub(" ", text)
+    for kind, pattern in table.items():
+        if kind != "date":
+            hits = pattern.findall(text)
+            if hits:
+                found[kind] = hits
+    return found
+
+
+def kinds(text: str, lang: str) -> set[str]:
+    """The kinds of value stated in the text."""
+    return set(_spans(text, lang))
+
+
+
+def values(text: str, of_kinds: set[str] | frozenset[str], lang: str) -> set[str]:
+    """The canonical numbers (language.numbers) of the text's values of the given kinds; a value with no
+    number (a cited case) stands as its lower-cased text."""
+    out: set[str] = set()
+    for kind, hits in _spans(text, lang).items():
+        if kind in of_kinds:
+            for hit in hits:
+                out |= language.numbers(hit, lang) or {hit.lower()}
+    return out
+
+
+def situating(fact: str, lang: str) -> bool:
+    """A fact that situates the answer rather than gives it: a date, a share count."""
+    found = kinds(fact, lang)
+    return bool(found) and found <= SITUATING
+
+
+def duration(fact: str, lang: str) -> bool:
+    """A fact that is a duration only ("3 years", "二年"): the length of an order, a qualifier of a Yes."""
+    found = kinds(fact, lang)
+    return bool(found) and found <= DURATIONS
