@@ -10,13 +10,16 @@ itself reports a submission.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
-from pipeline.matching.parties import Party, names_any, parties
+from pipeline.matching.parties import Party, cases, names_any, parties
 from pipeline.records import Passage
 
 # Chinese judgments as published end findings with a half-width ; or . as often as with ；and 。 (a . between
@@ -43,17 +46,36 @@ class Sentence:
     # An issue statement or a party's submission.
     statement: bool = False
     passage: int = -1
+    # Its words reduced to their roots ("received", "receives" -> "receiv") and its figures ("#20"): what
+    # a statement of the same holding in other words still shares with it.
+    roots: frozenset[str] = frozenset()
+
+
+def roots(words: set[str], numbers: set[str], lang: str) -> frozenset[str]:
+    """Words cut to their roots (English suffixes -ing, -ed, -es, -e, -s) and figures marked as such."""
+    cut = words if lang == "zh" else {_root(w) for w in words}
+    return frozenset(cut | {f"#{n}" for n in numbers})
+
+
+@lru_cache(maxsize=1 << 16)
+def _root(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "e", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 def sentence(text: str, lang: str, passage: int = -1) -> Sentence:
+    words, numbers = m.haystack(text, lang), m.numbers(text, lang)
     return Sentence(
         text,
-        m.haystack(text, lang),
-        m.numbers(text, lang),
+        words,
+        numbers,
         m.is_negative(text, lang),
         parties(text, lang),
         statements.is_issue_or_submission(text, lang),
         passage,
+        roots(words, numbers, lang),
     )
 
 
@@ -72,29 +94,58 @@ def _at_submission(text: str, lang: str) -> list[str]:
 class PassageView:
     sentences: list[Sentence]
     parties: list[Party]
+    # The cases its heading names (a Chinese judgment's number or title).
+    cases: frozenset[str] = frozenset()
 
 
 def passage_view(passage: Passage, lang: str) -> PassageView:
     """A passage's sentences and the parties it names, its heading's included (a reader sees the
     heading: a Chinese judgment's title names its parties)."""
     found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
-    return PassageView(found, parties(passage.heading, lang) + [p for s in found for p in s.parties])
+    named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
+    return PassageView(found, named, cases(passage.heading, heading=True) if lang == "zh" else frozenset())
 
 
 class ContextView:
     """The passages of one context as the judge reads them for one question."""
 
-    def __init__(self, passages: list[PassageView], asked: list[Party]):
+    def __init__(self, passages: list[PassageView], asked: list[Party], asked_cases: frozenset[str] = frozenset()):
         self.passages = passages
         self.asked = asked
+        self.asked_cases = asked_cases
         self.sentences = [
-            Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i)
+            Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i, s.roots)
             for i, p in enumerate(passages)
             for s in p.sentences
         ]
+        self._df: Counter[str] | None = None
+
+    def weighted_share(self, units: frozenset[str], s: Sentence) -> float:
+        """The share of `units` (roots()) in the sentence, each weighted by how rare it is in this
+        context: a sentence shares what matters with a statement when it holds its rare words
+        ("refused", "suspend") and figures, not only those every sentence of a sentencing decision
+        holds ("court", "sentence")."""
+        if self._df is None:
+            self._df = Counter(w for t in self.sentences for w in t.roots)
+        n = len(self.sentences) + 1
+        weight = {w: math.log(n / (self._df[w] + 0.5)) for w in units}
+        total = sum(weight.values())
+        return sum(weight[w] for w in units & s.roots) / total if total > 0 else 0.0
+
+    def _case(self, s: Sentence) -> bool | None:
+        """Whether the sentence's passage is of the case the question names (None: it cannot tell)."""
+        named = self.passages[s.passage].cases
+        if not self.asked_cases or not named:
+            return None
+        return bool(named & self.asked_cases)
 
     def about(self, s: Sentence, subjects: list[Party]) -> bool:
-        """Whether the sentence can be about one of `subjects` (everyone, when there are none)."""
+        """Whether the sentence can be about one of `subjects` (everyone, when there are none). When the
+        question names its case ("在（2016）皖1125刑初219号案中"), a passage headed by another case is
+        about no one asked, whatever names the two share."""
+        case = self._case(s)
+        if case is not None:
+            return case
         if not subjects:
             return True
         if s.parties:
@@ -104,6 +155,9 @@ class ContextView:
 
     def named(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence, or its passage, names one of `subjects` (not merely names no one)."""
+        case = self._case(s)
+        if case is not None:
+            return case
         if not subjects:
             return True
         return names_any(s.parties or self.passages[s.passage].parties, subjects)

@@ -24,7 +24,7 @@ from pipeline.judges import evidence as ev
 from pipeline.judges.base import CUT_OFF, JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.matching import statements, values
-from pipeline.matching.parties import Party, names_any, parties, topic_words
+from pipeline.matching.parties import Party, cases, names_any, parties, topic_words
 from pipeline.records import Label
 
 
@@ -403,9 +403,12 @@ class RuleJudge:
         words = _item_words(holding, lang)
         if len(words) < 2:
             return None
-        named = [s for s in pool if view.named(s, view.asked)]
-        best, recall = ev.align(words, named, frozenset(m.numbers(holding, lang)))
-        return best if best is not None and recall >= self.cfg.evidence_recall else None
+        named = [s for s in pool if view.named(s, view.asked) and not s.statement]
+        figures = m.numbers(holding, lang)
+        best, _ = ev.align(words, named, frozenset(figures))
+        if best is None or view.weighted_share(ev.roots(words, figures, lang), best) < self.cfg.evidence_recall - 1e-9:
+            return None
+        return best
 
     def _on_item(self, best: Sentence, stating: Sentence | None, item: JudgeItem, lang: str) -> bool:
         """Whether the sentence an answer rests on is about the item asked: the sentence stating what the
@@ -426,7 +429,8 @@ class RuleJudge:
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        return ContextView(views, _asked(item.qa.question, lang))
+        asked_cases = cases(item.qa.question) if lang == "zh" else frozenset()
+        return ContextView(views, _asked(item.qa.question, lang), asked_cases)
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:

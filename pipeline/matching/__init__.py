@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from pipeline import language
 from pipeline.matching import cues_zh
@@ -81,7 +82,21 @@ def _lang(text: str, lang: str | None) -> str:
     return language.detect(text) if lang is None else language.check(lang)
 
 
+# The judge reads the same questions, references and passage sentences for many answers: the text
+# features below are computed once per text (callers get their own copy of a set or list).
+_CACHE = 1 << 16
+
+
 def words(text: str, lang: str | None = None) -> list[str]:
+    return list(_words(text, lang))
+
+
+@lru_cache(maxsize=_CACHE)
+def _words(text: str, lang: str | None) -> tuple[str, ...]:
+    return tuple(_words_of(text, lang))
+
+
+def _words_of(text: str, lang: str | None = None) -> list[str]:
     if _lang(text, lang) == "zh":
         return language.words(text, "zh")
     return _WORD.findall(text.lower())
@@ -101,6 +116,15 @@ def content_words(text: str, lang: str | None = None) -> set[str]:
     zh: the character bigrams inside each content word (a one-character word stays whole), numerals
     and currency left out. Looked up in haystack() of the other text, they are found wherever the word
     occurs, however a segmenter cuts the sentence around it."""
+    return set(_content_words(text, lang))
+
+
+@lru_cache(maxsize=_CACHE)
+def _content_words(text: str, lang: str | None) -> frozenset[str]:
+    return frozenset(_content_words_of(text, lang))
+
+
+def _content_words_of(text: str, lang: str | None = None) -> set[str]:
     if _lang(text, lang) == "zh":
         units: set[str] = set()
         for w in language.words(strip_citations(text), "zh"):
@@ -120,6 +144,15 @@ def content_words(text: str, lang: str | None = None) -> set[str]:
 def haystack(text: str, lang: str | None = None) -> set[str]:
     """The units content_words() of another text is looked for in. en: the same content words. zh:
     every character and character bigram of the text's Chinese runs, and its Latin words."""
+    return set(_haystack(text, lang))
+
+
+@lru_cache(maxsize=_CACHE)
+def _haystack(text: str, lang: str | None) -> frozenset[str]:
+    return frozenset(_haystack_of(text, lang))
+
+
+def _haystack_of(text: str, lang: str | None = None) -> set[str]:
     if _lang(text, lang) != "zh":
         return content_words(text, "en")
     units: set[str] = set()
@@ -205,6 +238,15 @@ def answer_words(text: str, lang: str | None = None) -> set[str]:
 def numbers(text: str, lang: str | None = None) -> set[str]:
     """Canonical numbers of a text: "HK$2,400,000", "2.4 million" and "2400000" all give "2400000";
     zh: "4,665,091.79元" and "4665091.79" give "4665091.79", "2011年5月3日" gives "2011-05-03"."""
+    return set(_numbers(text, lang))
+
+
+@lru_cache(maxsize=_CACHE)
+def _numbers(text: str, lang: str | None) -> frozenset[str]:
+    return frozenset(_numbers_of(text, lang))
+
+
+def _numbers_of(text: str, lang: str | None = None) -> set[str]:
     text = strip_citations(text)
     return language.numbers(text, _lang(text, lang))
 
@@ -223,6 +265,7 @@ def strip_lead(text: str, lang: str | None = None) -> str:
     return cues_zh.strip_lead(text)
 
 
+@lru_cache(maxsize=_CACHE)
 def is_negative(text: str, lang: str | None = None) -> bool:
     if _lang(text, lang) == "zh":
         return cues_zh.is_negative(text)

@@ -50,8 +50,21 @@ _EN_ROLES = re.compile(
 _ZH_ROLES = re.compile(r"被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人|当事人|出租人|承租人|被害人|公诉机关|本案|该案")
 
 
-# A document's title (《中国证监会行政处罚决定书（李某）》) names the source, not what is asked.
-_TITLE = re.compile(r"《[^》]*》")
+# A document's title (《中国证监会行政处罚决定书（李某）》) or case number ("在（2016）皖1125刑初219号案中")
+# names the source, not what is asked.
+_TITLE = re.compile(r"《[^》]*》|[（(]\d{4}[）)][^\s，,。；;（()）]{2,24}?号(?:案中?)?")
+# A case as a question or a passage heading names it: its number, or the title of its judgment.
+_CASE_NUMBER = re.compile(r"[（(](\d{4})[）)]([^\s，,。；;（()）]{2,24}?号)")
+_JUDGMENT_TITLE = re.compile(r"[^\s《》，,。；;]{2,60}?(?:判决书|裁定书|决定书|调解书)")
+
+
+def cases(text: str, heading: bool = False) -> frozenset[str]:
+    """The cases a text names: case numbers (in one form: "(2016)皖1125刑初219号"), and the titles of
+    judgments, quoted in 《》 or (in a passage heading) standing as the heading itself."""
+    found = {f"({year}){rest}" for year, rest in _CASE_NUMBER.findall(text)}
+    bare = _CASE_NUMBER.sub(" ", text)
+    titles = re.findall(r"《([^》]*)》", bare) if not heading else _JUDGMENT_TITLE.findall(bare)
+    return frozenset(found | {t.strip() for t in titles if t.strip()})
 
 
 def without_parties(text: str, lang: str) -> str:
