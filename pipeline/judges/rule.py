@@ -227,7 +227,7 @@ class RuleJudge:
         view = self._view(item, lang)
         verdicts: list[str] = []
         filler = 0
-        for claim in self._claims(answer, lang):
+        for claim in self._answer_first(self._claims(answer, lang), item, lang):
             body, pieces = statements.split_filler(claim, lang)
             filler += len(pieces)
             verdict = self._claim(body, view, item, lang, main=not verdicts) if body.strip() else None
@@ -241,6 +241,20 @@ class RuleJudge:
         if main != "supported":
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+
+    def _answer_first(self, claims: list[str], item: JudgeItem, lang: str) -> list[str]:
+        """The claims with the one that gives the answer first: in a pasted passage it is the sentence
+        stating a value of the kind asked on what was asked, wherever it stands (a Yes/No comes first)."""
+        qa = item.qa
+        if len(claims) < 2 or _is_yesno(qa) or m.lead_polarity(claims[0], lang):
+            return claims
+        topic = topic_words(qa.question, lang)
+        facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
+        for i, claim in enumerate(claims):
+            on_topic = not topic or bool(topic & m.haystack(claim, lang))
+            if any(_states(f, claim, on_topic, lang) for f in facts):
+                return [claim, *claims[:i], *claims[i + 1 :]]
+        return claims
 
     def _claims(self, answer: str, lang: str) -> list[str]:
         """The answer's sentences; "No. <sentence>" is one main claim: the bottom line and the sentence

@@ -1,0 +1,238 @@
+"""The rule judge read by the labelling conventions of docs/method.md §4: support is about a party, an issue
+statement or a submission is no finding, a Yes/No is read against the passage that answers it, filler,
+qualifiers against reasons, replies that take no position, Chinese as published (half-width punctuation,
+anonymised names, cases named by number). Hand-built English and Chinese records, hand-checked labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.judges import JudgeItem, RuleJudge
+from pipeline.matching import parties, statements, values
+from pipeline.params import Params
+from pipeline.records import QA, Candidate, Passage
+
+STRICT, LENIENT = RuleJudge("strict"), RuleJudge("lenient")
+REFUSALS = Params().generate.refusal_by_language()
+
+
+def dims(text: str, qa: QA, passages: tuple[Passage, ...], judge: RuleJudge = STRICT, finish: str = "stop"):
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in qa.question) else "en"
+    cand = Candidate(f"{qa.id}/ctx/offline:x", f"{qa.id}/ctx", "offline:x", text, finish)
+    lab = judge.judge_one(JudgeItem(cand, qa, passages, True, REFUSALS[lang]))
+    return lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness
+
+
+def passage(pid: str, heading: str, text: str) -> Passage:
+    return Passage(pid, pid.split("/")[0], pid.split("/")[0], heading, text)
+
+
+# ------------------------------------------------------------------------------ English: penalties
+YEUNG = passage("d1/p1", "Penalty", "The Tribunal orders Yeung Kin-fai to pay to the Government a pecuniary penalty of "
+                "HK$2,176,000, two times the profit of HK$1,088,000, within 90 days of the date of this order.")
+YIP = passage("d2/p1", "Penalty", "The Tribunal orders Yip Kin-fai to pay to the Government a pecuniary penalty of "
+              "HK$6,328,000, two times the profit of HK$3,164,000, within 90 days of the date of this order.")
+PENALTY = QA("q-pen", "What pecuniary sanction was Yeung Kin-fai ordered to pay the Government?",
+             "Yeung Kin-fai was ordered to pay a pecuniary penalty of HK$2,176,000, two times the profit of "
+             "HK$1,088,000, payable within 90 days of the date of this order.", "d1/p1", "d1", "factual",
+             ["HK$2,176,000"], ["within 90 days of the date of this order"])
+YIP_QUOTE = ("The Tribunal orders Yip Kin-fai to pay to the Government a pecuniary penalty of HK$6,328,000, two "
+             "times the profit of HK$3,164,000, within 90 days of the date of this order.")
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_a_near_name_quote_supports_nothing_about_the_party_asked(judge):
+    # Word for word from the context, but about Yip Kin-fai: nothing about Yeung Kin-fai is in it.
+    assert dims(YIP_QUOTE, PENALTY, (YIP,), judge) == ("attempted", "unsupported", "incorrect", "incomplete")
+    # With Yeung Kin-fai's own penalty in the context it is another amount for the same item.
+    assert dims(YIP_QUOTE, PENALTY, (YEUNG, YIP), judge)[1] == "contradicted"
+    # The right party's sentence is fully supported and complete.
+    right = YEUNG.text
+    assert dims(right, PENALTY, (YIP, YEUNG), judge) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_another_defendants_sentence_offered_beside_the_answer_is_a_secondary_claim_not_supported():
+    qa = QA("q-sen", "What sentence of imprisonment was handed down to Kelvin Hui Ching-yi?",
+            "Kelvin Hui Ching-yi was sentenced to 26 months imprisonment for burglary.", "d3/p1", "d3", "factual",
+            ["26 months"], [])
+    own = passage("d3/p1", "Sentence", "The court sentences Kelvin Hui Ching-yi to 26 months imprisonment.")
+    other = passage("d4/p1", "Conclusion", "In conclusion, Peter Lai Ching-yi is sentenced to 40 months imprisonment.")
+    text = f"{own.text} {other.text}"
+    assert dims(text, qa, (own, other)) == ("attempted", "partially_supported", "correct", "complete")
+
+
+def test_another_tenants_arrears_support_nothing_about_the_tenant_asked():
+    qa = QA("q-arr", "What sum in outstanding rent must Lo Lok-yin pay the owner?",
+            "Lo Lok-yin owes rent arrears of HK$114,000.", "d5/p1", "d5", "factual", ["HK$114,000"], [])
+    # A passage of another decision: its arrears sentence names no one, its passage names its own tenant.
+    other = passage("d6/p1", "The arrears", "Mak Lok-yin stopped paying after losing employment. The tenant owes "
+                    "rent arrears of HK$87,500.")
+    assert dims("The tenant owes rent arrears of HK$87,500.", qa, (other,))[1:3] == ("unsupported", "incorrect")
+    # A passage naming no one, alone in the context, may be the one meant.
+    bare = passage("d5/p1", "The arrears", "The tenant owes rent arrears of HK$114,000.")
+    assert dims("The tenant owes rent arrears of HK$114,000.", qa, (bare,))[1:3] == ("fully_supported", "correct")
+
+
+# ------------------------------------------------------------------------------- English: yes/no
+SUSPEND = QA("q-sus", "Could Chu Sze-wing avoid going to prison straight away?",
+             "No. The court refused to suspend Chu Sze-wing's sentence, since an immediate custodial term is the "
+             "only appropriate sentence.", "d7/p1", "d7", "yesno", ["No"],
+             ["since an immediate custodial term is the only appropriate sentence"])
+REFUSED = passage("d7/p1", "Sentence", "Chu Sze-wing is sentenced to 36 months imprisonment. The court refused to "
+                  "suspend the sentence, since an immediate custodial term is the only appropriate sentence.")
+ISSUE = passage("d7/p2", "Issue", "The issue for the court is what sentence is appropriate for Chu Sze-wing. The "
+                "court must also consider whether the sentence should be suspended.")
+
+
+def test_a_yes_restating_the_question_is_contradicted_by_the_passage_that_answers_it():
+    restated = "Yes. Chu Sze-wing could avoid going to prison straight away."
+    assert dims(restated, SUSPEND, (REFUSED,)) == ("attempted", "contradicted", "incorrect", "incomplete")
+    # Nothing in the context answers it: unsupported, not contradicted.
+    assert dims(restated, SUSPEND, (ISSUE,))[1] == "unsupported"
+    # A bare No where the passage answers no: supported; the reason left out does not make it incomplete.
+    assert dims("No.", SUSPEND, (REFUSED, ISSUE)) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_an_issue_statement_is_not_the_courts_finding():
+    quote = 'Yes. Passage [2] states: "The court must also consider whether the sentence should be suspended."'
+    # The finding in the context says the opposite of the Yes: contradicted.
+    assert dims(quote, SUSPEND, (REFUSED, ISSUE))[1:3] == ("contradicted", "incorrect")
+    # No finding in the context: the issue statement supports nothing.
+    assert dims(quote, SUSPEND, (ISSUE,))[1] == "unsupported"
+    assert statements.is_issue_or_submission("The Tribunal must decide whether X may recover possession.", "en")
+    assert not statements.is_issue_or_submission("The court refused to suspend the sentence.", "en")
+
+
+def test_a_yes_explained_by_a_wrong_figure_is_incorrect_a_bare_yes_incomplete():
+    qa = QA("q-ban", "Is Au Tai-man barred from dealing in Hong Kong stocks after the ruling?",
+            "Yes. Au Tai-man is prohibited from dealing in securities in Hong Kong for 5 years, without the leave "
+            "of the Court of First Instance.", "d8/p1", "d8", "yesno", ["Yes", "5 years"],
+            ["without the leave of the Court of First Instance"])
+    ban = passage("d8/p1", "Orders", "For 5 years, Au Tai-man is prohibited from dealing in securities in Hong Kong "
+                  "without the leave of the Court of First Instance.")
+    assert dims("Yes.", qa, (ban,)) == ("attempted", "fully_supported", "correct", "incomplete")
+    assert dims(f"Yes. {ban.text}", qa, (ban,)) == ("attempted", "fully_supported", "correct", "complete")
+    wrong = "Yes. Au Tai-man is prohibited from dealing in securities in Hong Kong for 1 year."
+    assert dims(wrong, qa, (ban,))[2:] == ("incorrect", "incomplete")
+
+
+# ------------------------------------------------------------------- filler, qualifiers, positions
+def test_filler_makes_a_supported_answer_at_most_partially_supported():
+    text = f"{YEUNG.text} This is the approach usually taken in securities regulation cases of this kind."
+    assert dims(text, PENALTY, (YEUNG,)) == ("attempted", "partially_supported", "correct", "complete")
+    assert statements.split_filler(text, "en")[1] == [
+        "This is the approach usually taken in securities regulation cases of this kind."]
+
+
+def test_qualifiers_limit_the_holding_reasons_do_not():
+    qa = QA("q-pos", "Is Lee Ming-fai entitled to possession of the home let to Lo Lok-yin?",
+            "Yes. Lee Ming-fai was granted possession of Flat F, unless the tenant pays the arrears within 28 days, "
+            "because the tenant stopped paying.", "d9/p1", "d9", "yesno", ["Yes"],
+            ["unless the tenant pays the arrears within 28 days", "because the tenant stopped paying"])
+    order = passage("d9/p1", "Orders", "Lee Ming-fai is entitled to possession of Flat F, unless the tenant pays the "
+                    "arrears within 28 days. The tenant stopped paying after losing employment.")
+    # The condition is a limit; the reason is not.
+    with_condition = "Yes. Lee Ming-fai is entitled to possession of Flat F, unless the tenant pays the arrears within 28 days."
+    assert dims(with_condition, qa, (order,)) == ("attempted", "fully_supported", "correct", "complete")
+    assert dims("Yes.", qa, (order,))[3] == "incomplete"
+    # An incorrect answer is never complete, whatever it states.
+    assert dims("No. " + with_condition[5:], qa, (order,))[2:] == ("incorrect", "incomplete")
+
+
+def test_a_fact_that_only_situates_need_not_be_stated_but_must_be_right():
+    qa = QA("q-gain", "How much did Tam Hoi-yan make by trading in Harbour Point shares?",
+            "Tam Hoi-yan dealt in 1,520,000 shares; the loss avoided was HK$2,086,000.", "e1/p1", "e1", "factual",
+            ["HK$2,086,000", "1,520,000 shares"], [])
+    trade = passage("e1/p1", "Trading", "Tam Hoi-yan sold 1,520,000 shares before the news. By trading early Tam "
+                    "Hoi-yan avoided a loss of HK$2,086,000.")
+    assert dims("By trading early Tam Hoi-yan avoided a loss of HK$2,086,000.", qa, (trade,))[2] == "correct"
+    assert dims("Tam Hoi-yan sold 1,700,000 shares and avoided a loss of HK$2,086,000.", qa, (trade,))[2] == "incorrect"
+    # The share volume offered for the gain: attempted (a trade for a gain question), another item.
+    assert dims("Tam Hoi-yan sold 1,520,000 shares before the news.", qa, (trade,)) == (
+        "attempted", "unsupported", "incorrect", "incomplete")
+
+
+def test_a_reply_that_takes_no_position_is_unusable():
+    rule = QA("q-rule", "Under what condition could the owner end the letting to Lai Ka-ho for unpaid rent?",
+              "Under clause 14(c) the landlord may re-enter when rent is 21 days in arrears.", "f1/p1", "f1", "rule",
+              ["clause 14(c)", "21 days"], [])
+    law = passage("f1/p1", "The law", "Under clause 14(c) of the tenancy agreement, the landlord may re-enter the "
+                  "premises if rent remains unpaid 21 days after it falls due.")
+    background = ("Lai Man-kit let Flat F to Kwok Ka-ho under a written agreement for two years beginning on "
+                  "18 July 2019, at a rent of HK$23,000 a month.")
+    # A pasted passage about another matter, and a fragment cut off before the condition.
+    assert dims(background, rule, (law,))[0] == "unusable"
+    assert dims("Reading the passages, the answer rests on the following. Under clause", rule, (law,),
+                finish="length")[0] == "unusable"
+    assert dims(law.text, rule, (law,)) == ("attempted", "fully_supported", "correct", "complete")
+    assert values.kinds(background, "en") == {"years", "date", "money"}
+
+
+# --------------------------------------------------------------------------- Chinese as published
+LOAN = passage("z1/p1", "曹x0与朱0民间借贷纠纷一审民事判决书",
+               "经审理查明:2015年3月1日,原告曹x0向被告朱0出借80,000元;借款到期后,朱0仅归还本金20,000元,余款至今未还。"
+               "本院认为:被告朱0应归还剩余借款60,000元.判决如下:被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元。")
+OTHER_LOAN = passage("z2/p1", "曹x1与朱1民间借贷纠纷一审民事判决书",
+                     "经审理查明:原告曹x1向被告朱1出借50,000元;借款到期后,朱1仅归还本金10,000元,余款至今未还。")
+REPAID = QA("zq-r", "朱0借款到期后归还了多少本金?", "20,000元", "z1/p1", "z1", "factual", ["20,000元"], [])
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_chinese_half_width_clauses_and_anonymised_names(judge):
+    # A clause of a judgment written with half-width , : ; and a . between Chinese characters.
+    assert dims("借款到期后,朱0仅归还本金20,000元", REPAID, (OTHER_LOAN, LOAN), judge) == (
+        "attempted", "fully_supported", "correct", "complete")
+    # The same clause of another judgment, about 朱1: supports nothing about 朱0; with 朱0's own passage in
+    # the context it is another amount for the same item.
+    assert dims("借款到期后,朱1仅归还本金10,000元", REPAID, (OTHER_LOAN,), judge)[1:3] == ("unsupported", "incorrect")
+    assert dims("借款到期后,朱1仅归还本金10,000元", REPAID, (OTHER_LOAN, LOAN), judge)[1:3] == (
+        "contradicted", "incorrect")
+    assert parties.parties("被告朱0于本判决生效之日起十日内归还原告曹x0借款", "zh") == [
+        frozenset({"朱", "0"}), frozenset({"曹", "x0"})]
+
+
+def test_chinese_cut_off_dump_is_unusable_unless_a_finished_clause_answers():
+    dump = LOAN.text[:60]
+    qa = QA("zq-d", "本案借款约定的月利率是多少?", "1.5%", "z1/p1", "z1", "factual", ["1.5%"], [])
+    assert dims(dump, qa, (LOAN,), finish="length")[0] == "unusable"
+    # Cut after a finished clause (a half-width ;) that states what was asked: an attempt.
+    assert dims(LOAN.text[: LOAN.text.index(";") + 1] + "借款", REPAID, (LOAN,), finish="length")[0] == "unusable"
+    # Its answer is the clause that states it, wherever it stands in the dump.
+    finished = LOAN.text[: LOAN.text.index("本院认为") + 7]
+    assert dims(finished, REPAID, (LOAN,), finish="length") == ("attempted", "fully_supported", "correct", "incomplete")
+
+
+def test_chinese_case_named_by_number_decides_which_passage_is_about_it():
+    traffic = passage("z3/p1", "（2016）皖1125刑初219号 曹x0交通肇事罪一审刑事判决书",
+                      "案发后,被告人曹x0在现场等候处理,赔偿被害人近亲属经济损失共计人民币460,000元,取得了被害人近亲属的谅解。")
+    qa = QA("zq-c", "在（2016）皖1125刑初219号案中,被害人家属是否对被告人表示谅解?", "是", "z3/p1", "z3", "yesno",
+            ["Yes"], [])
+    assert dims("是。", qa, (LOAN, traffic)) == ("attempted", "fully_supported", "correct", "complete")
+    # The other judgment names a 曹x0 too: its passage is not about the case asked.
+    fee = QA("zq-f", "在《曹x0与朱0民间借贷纠纷一审民事判决书》中,被告归还了多少本金?", "20,000元", "z1/p1", "z1",
+             "factual", ["20,000元"], [])
+    other = passage("z4/p1", "朱0、李某离婚纠纷二审民事判决书", "上诉人朱0仅归还本金30,000元。")
+    assert dims("上诉人朱0仅归还本金30,000元。", fee, (other,))[1:3] == ("unsupported", "incorrect")
+    # The case asked is in the context and gives the item another amount.
+    assert dims("上诉人朱0仅归还本金30,000元。", fee, (other, LOAN))[1:3] == ("contradicted", "incorrect")
+
+
+def test_chinese_submission_and_filler():
+    qa = QA("zq-j", "本案是如何判决的?", "被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元",
+            "z1/p1", "z1", "factual", ["被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元"], [])
+    request = passage("z5/p1", "曹x0与朱0民间借贷纠纷一审民事判决书",
+                      "原告曹x0向本院提出诉讼请求:1.判令被告偿还借款本金80,000元及利息;2.本案诉讼费用由被告负担。")
+    # The plaintiff's request read as the judgment: not the court's finding.
+    assert dims("原告曹x0向本院提出诉讼请求:1.判令被告偿还借款本金80,000元及利息;", qa, (request,))[1] == "unsupported"
+    # A supported answer with an appeal to unnamed law: at most partially supported.
+    assert dims("根据相关法律规定,借款到期后,朱0仅归还本金20,000元", REPAID, (LOAN,))[1] == "partially_supported"
+    assert dims("借款到期后,朱0仅归还本金20,000元。这类案件在司法实务中通常都是这样处理的。", REPAID, (LOAN,))[1:3] == (
+        "partially_supported", "correct")
+
+
+def test_chinese_company_of_another_case_supports_nothing():
+    qa = QA("zq-m", "某餐饮管理有限公司的罚款金额是多少？", "某餐饮管理有限公司的罚款金额为20万元。", "z6/p1", "z6",
+            "factual", ["20万元"], [])
+    other = passage("z7/p1", "处罚决定", "我会决定：对某股份有限公司责令改正，给予警告，并处以60万元罚款。")
+    text = "我会决定：对某股份有限公司责令改正，给予警告，并处以60万元罚款。"
+    assert dims(text, qa, (other,)) == ("attempted", "unsupported", "incorrect", "incomplete")
