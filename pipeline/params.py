@@ -263,6 +263,9 @@ class JudgeParams:
     # Retries of an LLM judge whose reply does not match the schema, before it is recorded unparseable.
     max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=128))
+    # The validation set labelled by reading (docs/method.md §4): a folder of JSONL files that every judge
+    # of `judges` is measured against (stage judge_eval). A profile in its own folder names it as ../.
+    validation: str = paths.VALIDATION.as_posix()
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ from pipeline.records import SPLITS, Pair
 # Inputs a user places (DVC-tracked as one folder; data/external/README.md documents each format).
 EXTERNAL = Path("data/external")
 
+# The validation set labelled by reading, shared by every profile (docs/method.md §4; data/validation/README.md).
+VALIDATION = Path("data/validation")
+
 # decisions
 DECISIONS = Path("data/raw/decisions.jsonl")
 
@@ -64,6 +67,9 @@ REPORTS = Path("reports")
 TRAINING_CURVES = REPORTS / "training"
 PRETRAIN_CURVE = TRAINING_CURVES / "pretrain.csv"
 CURVE_PLOTS = REPORTS / "plots" / "curves"
+# judge_eval: every judge against the validation set
+JUDGE_VALIDITY = REPORTS / "judge_validity.json"
+JUDGE_EVAL_CACHE = CACHE / "judge_eval"
 EXPLORER = REPORTS / "explorer"
 # The bench commands' JSON (make bench); not stage outputs.
 BENCH = REPORTS / "bench"

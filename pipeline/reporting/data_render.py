@@ -9,6 +9,7 @@ from typing import Any
 from pipeline.data_sources import sources_text
 from pipeline.params import Params
 from pipeline.records import PAIR_DIMENSIONS, SPLITS
+from pipeline.reporting import judge_validity
 from pipeline.reporting.markdown import table
 
 
@@ -50,6 +51,7 @@ def render(m: dict[str, Any], params: Params) -> str:
     out += _lengths(m["length"]) + _rewrites(m["augmentation"], params.augment.rewriter, primary)
     out += ["## Judges", "", _table(["judge", "labels", "unparseable"],
                                     [[j, v["labels"], v["unparseable"]] for j, v in m["judges"].items()]), ""]
+    out += judge_validity.render(m.get("validity"))
     out += render_languages(m["by_language"])
     out += _agreement(m["agreement"], m["robustness"])
     return "\n".join(out)
