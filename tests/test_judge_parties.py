@@ -236,3 +236,18 @@ def test_chinese_company_of_another_case_supports_nothing():
     other = passage("z7/p1", "处罚决定", "我会决定：对某股份有限公司责令改正，给予警告，并处以60万元罚款。")
     text = "我会决定：对某股份有限公司责令改正，给予警告，并处以60万元罚款。"
     assert dims(text, qa, (other,)) == ("attempted", "unsupported", "incorrect", "incomplete")
+
+
+def test_a_passage_naming_no_party_supports_only_when_no_other_could_be_the_one_meant():
+    qa = QA("q-gd", "What authority fixed the range of sentence for burglary in the case of Sze Ka-ho?",
+            "The court followed HKSAR v Lee Kin, which sets a starting point of 4 years to 6 years for burglary.",
+            "g1/p1", "g1", "rule", ["HKSAR v Lee Kin", "4 years to 6 years"], [])
+    own = passage("g1/p1", "Legal framework", "For burglary, HKSAR v Lee Kin laid down a starting point of 4 years "
+                  "to 6 years.")
+    rival = passage("g2/p1", "Legal framework", "For burglary, HKSAR v Sze Fat laid down a starting point of 2 "
+                    "years to 6 years.")
+    named = passage("g3/p1", "Sentence", "Sze Ka-ho is sentenced to 40 months imprisonment for burglary.")
+    assert dims(own.text, qa, (own, named)) == ("attempted", "fully_supported", "correct", "complete")
+    # Two passages naming no one state different guidelines for the offence: either could be the one meant.
+    assert dims(own.text, qa, (own, rival, named))[1:3] == ("unsupported", "correct")
+    assert dims(rival.text, qa, (own, rival, named))[1:3] == ("unsupported", "incorrect")

@@ -352,7 +352,35 @@ class RuleJudge:
                 return "contradicted"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
+        if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
+            return "unsupported"
         return verdict
+
+    def _rivalled(
+        self,
+        best: Sentence,
+        claimed: set[str],
+        key: set[str],
+        view: ContextView,
+        pool: list[Sentence],
+        item: JudgeItem,
+        lang: str,
+    ) -> bool:
+        """Whether the passage a claim rests on names no party while another passage naming no one
+        states the item asked with other values of the same kinds (another guideline case and range):
+        then nothing says which of them is about the party asked (docs/method.md §4)."""
+        if not view.asked or view.passages[best.passage].parties or view.named(best, view.asked):
+            return False
+        kinds = values.kinds(best.text, lang) & key if key else set()
+        for s in pool:
+            if s.passage == best.passage or s.statement or view.passages[s.passage].parties:
+                continue
+            if not self._on_item(s, None, item, lang) or not kinds <= values.kinds(s.text, lang):
+                continue
+            given = values.values(s.text, key, lang) if key else s.numbers
+            if given and given != claimed:
+                return True
+        return False
 
     def _yes_no(
         self,
