@@ -251,3 +251,15 @@ def test_a_passage_naming_no_party_supports_only_when_no_other_could_be_the_one_
     # Two passages naming no one state different guidelines for the offence: either could be the one meant.
     assert dims(own.text, qa, (own, rival, named))[1:3] == ("unsupported", "correct")
     assert dims(rival.text, qa, (own, rival, named))[1:3] == ("unsupported", "incorrect")
+
+
+def test_an_english_question_framed_by_its_case_is_about_that_case_only():
+    qa = QA("q-fr", "In Chan v Wong, how much did the tenant have to pay?", "HK$24,000.", "h1/p1", "h1", "factual",
+            ["HK$24,000"], [])
+    own = passage("h1/p1", "Chan v Wong", "The tenant was ordered to pay HK$24,000 in arrears.")
+    other = passage("h2/p1", "Lee v Ho", "The tenant was ordered to pay HK$31,000 in arrears.")
+    assert dims(other.text, qa, (other,))[1:3] == ("unsupported", "incorrect")
+    # Chan v Wong's own passage gives the item another amount.
+    assert dims(other.text, qa, (own, other))[1:3] == ("contradicted", "incorrect")
+    assert dims(own.text, qa, (own, other))[1:3] == ("fully_supported", "correct")
+    assert parties.cases("In Chan v Wong, how much did the tenant have to pay?") == {"chan v wong"}

@@ -103,7 +103,7 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     heading: a Chinese judgment's title names its parties)."""
     found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
-    return PassageView(found, named, cases(passage.heading, heading=True) if lang == "zh" else frozenset())
+    return PassageView(found, named, cases(passage.heading, heading=True))
 
 
 class ContextView:

@@ -471,8 +471,7 @@ class RuleJudge:
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        asked_cases = cases(item.qa.question) if lang == "zh" else frozenset()
-        return ContextView(views, _asked(item.qa.question, lang), asked_cases)
+        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question))
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:

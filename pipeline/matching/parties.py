@@ -58,9 +58,20 @@ _CASE_NUMBER = re.compile(r"[（(](\d{4})[）)]([^\s，,。；;（()）]{2,24}?�
 _JUDGMENT_TITLE = re.compile(r"[^\s《》，,。；;]{2,60}?(?:判决书|裁定书|决定书|调解书)")
 
 
+# An English question framed by its case ("In Chan v Wong, how much ..."), a heading naming one.
+_EN_FRAME = re.compile(r"^\s*In\s+([A-Z][^,]{0,80}?\s+v\.?\s+[A-Z][^,]{0,80}?),\s*")
+_EN_CASE = re.compile(r"[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*\s+v\.?\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*")
+
+
 def cases(text: str, heading: bool = False) -> frozenset[str]:
     """The cases a text names: case numbers (in one form: "(2016)皖1125刑初219号"), and the titles of
-    judgments, quoted in 《》 or (in a passage heading) standing as the heading itself."""
+    judgments, quoted in 《》 or (in a passage heading) standing as the heading itself; in English, the
+    case a question is framed by ("In Chan v Wong, ...") or a heading names ("Chan v Wong")."""
+    if not any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        if heading:
+            return frozenset(c.lower() for c in _EN_CASE.findall(text))
+        frame = _EN_FRAME.match(text)
+        return frozenset({frame.group(1).lower()}) if frame else frozenset()
     found = {f"({year}){rest}" for year, rest in _CASE_NUMBER.findall(text)}
     bare = _CASE_NUMBER.sub(" ", text)
     titles = re.findall(r"《([^》]*)》", bare) if not heading else _JUDGMENT_TITLE.findall(bare)
@@ -68,8 +79,9 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
 
 
 def without_parties(text: str, lang: str) -> str:
-    """The text with its party names, role words and document titles blanked out."""
-    text = _TITLE.sub(" ", text)
+    """The text with its party names, role words and document titles (or an English question's frame
+    "In Chan v Wong,") blanked out."""
+    text = _EN_FRAME.sub(" ", _TITLE.sub(" ", text))
     if lang == "zh":
         chars = list(text)
         for start, end, _ in m.zh_name_spans(text):
