@@ -25,6 +25,7 @@ from pipeline.judges.base import CUT_OFF, JudgeItem, as_judged, cap_cut_off, ite
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.matching import statements, values
 from pipeline.matching.parties import Party, cases, names_any, parties, topic_words
+from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import Label
 
 
@@ -215,7 +216,7 @@ class RuleJudge:
         # (a pasted passage, as a rule) only a clause on what was asked does.
         cut = item.candidate.finish_reason == CUT_OFF
         for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
-            on_topic = not cut or not topic or bool(topic & m.haystack(clause, lang))
+            on_topic = not cut or speaks_of(clause, qa.question, lang)
             for fact in facts:
                 if _states(fact, clause, on_topic, lang):
                     return True
@@ -248,10 +249,9 @@ class RuleJudge:
         qa = item.qa
         if len(claims) < 2 or _is_yesno(qa) or m.lead_polarity(claims[0], lang):
             return claims
-        topic = topic_words(qa.question, lang)
         facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
         for i, claim in enumerate(claims):
-            on_topic = not topic or bool(topic & m.haystack(claim, lang))
+            on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
             if any(_states(f, claim, on_topic, lang) for f in facts):
                 return [claim, *claims[:i], *claims[i + 1 :]]
         return claims

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pipeline import language
 from pipeline import matching as m
 
 Party = frozenset[str]
@@ -102,6 +103,23 @@ def topic_words(text: str, lang: str) -> set[str]:
 @lru_cache(maxsize=1 << 14)
 def _topic_words(text: str, lang: str) -> frozenset[str]:
     return frozenset(m.content_words(without_parties(text, lang), lang))
+
+
+def on_topic(clause: str, question: str, lang: str) -> bool:
+    """Whether a clause speaks of what the question asks about (names and roles aside): a topic word of
+    the question in it; in Chinese a whole word of two characters or more (月利率, not the 利率 of
+    年利率), as a reader looks for the thing asked."""
+    if lang == "zh":
+        terms = _zh_terms(question)
+        return not terms or any(t in clause for t in terms)
+    topic = _topic_words(question, lang)
+    return not topic or bool(topic & m.haystack(clause, lang))
+
+
+@lru_cache(maxsize=1 << 14)
+def _zh_terms(question: str) -> tuple[str, ...]:
+    words = m.words(without_parties(question, "zh"), "zh")
+    return tuple(w for w in words if len(w) >= 2 and language.has_cjk(w) and w not in language.STOPWORDS["zh"])
 
 
 def parties(text: str, lang: str) -> list[Party]:
