@@ -64,6 +64,7 @@ _EN_FRAME = re.compile(r"^\s*In\s+([A-Z][^,]{0,80}?\s+v\.?\s+[A-Z][^,]{0,80}?),\
 _EN_CASE = re.compile(r"[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*\s+v\.?\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*")
 
 
+@lru_cache(maxsize=1 << 14)
 def cases(text: str, heading: bool = False) -> frozenset[str]:
     """The cases a text names: case numbers (in one form: "(2016)皖1125刑初219号"), and the titles of
     judgments, quoted in 《》 or (in a passage heading) standing as the heading itself; in English, the
