@@ -128,7 +128,9 @@ class ContextView:
         if self._df is None:
             self._df = Counter(w for t in self.sentences for w in t.roots)
         n = len(self.sentences) + 1
-        weight = {w: math.log(n / (self._df[w] + 0.5)) for w in units}
+        # A word no sentence holds weighs as one a single sentence holds: a paraphrase's own words
+        # ("made", "against") count against every sentence alike, without drowning the rest.
+        weight = {w: math.log(n / (max(self._df[w], 1) + 0.5)) for w in units}
         total = sum(weight.values())
         return sum(weight[w] for w in units & s.roots) / total if total > 0 else 0.0
 
