@@ -123,7 +123,8 @@ def test_unanswerable_chinese_pairs_prefer_the_refusal(zh):
         chosen = labels[f"{p['context_id']}/{p['chosen_generator']}"]
         rejected = labels[f"{p['context_id']}/{p['rejected_generator']}"]
         assert p["dimension"] == "refusal_unanswerable"
-        assert chosen["behaviour"] == "abstained" and rejected["behaviour"] == "attempted", p["id"]
+        # The other side answers, or is a pasted sentence that takes no position (unusable, docs/method.md §4).
+        assert chosen["behaviour"] == "abstained" and rejected["behaviour"] in ("attempted", "unusable"), p["id"]
     hand = [p for p in unanswerable if p["context_id"] == "qa-zh-2/random_context"
             and {p["chosen_generator"], p["rejected_generator"]} == {"import:refuser", "import:quote"}]
     assert len(hand) == 1 and hand[0]["chosen"] == ZH_REFUSAL and hand[0]["rejected"] == "王某的代理律师是陈律师。"

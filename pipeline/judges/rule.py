@@ -21,11 +21,12 @@ from functools import lru_cache
 from pipeline import language
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
-from pipeline.judges.base import CUT_OFF, JudgeItem, as_judged, cap_cut_off, item_language, unusable
+from pipeline.judges import position
+from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
+from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.matching import statements, values
 from pipeline.matching.parties import Party, cases, names_any, parties, topic_words
-from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import Label
 
 
@@ -106,14 +107,6 @@ STRICTNESS = {
 }
 # A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
 CONTRADICTION_RECALL = 0.5
-# A polarity fact ("Yes"/"No", "是"/"否") as the yes/no bottom line it requires.
-POLARITY_FACTS = {"yes": "yes", "no": "no", "是": "yes", "是的": "yes", "否": "no", "不是": "no"}
-
-
-def _polarity_fact(fact: str) -> str | None:
-    return POLARITY_FACTS.get(fact.strip().lower().rstrip(".。"))
-
-
 # An attributed quote (第[1]段写明：“…”, Passage [1] states: "…"): a short attribution ending in a colon,
 # then one quotation. The claim is what stands inside the quotation marks.
 _ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[”\"]\W*$")
@@ -127,30 +120,6 @@ _REASON_QUALIFIER = {
     ),
     "zh": re.compile(r"^\W*(?:因为|由于|鉴于|因其|考虑到|基于|因)"),
 }
-
-
-# The clauses a position is looked for in: a value and what it is the value of are stated together.
-# (A comma between digits is a thousands separator, not a clause end.)
-_CLAUSES = {
-    "en": re.compile(r"(?<=[.!?;])\s+|\n"),
-    "zh": re.compile(r"[，；;。！？!?：:\n]|(?<![0-9]),|,(?![0-9])"),
-}
-
-
-def _states(fact: str, clause: str, on_topic: bool, lang: str) -> bool:
-    """Whether a clause states something of the fact's kind: a value of its kind on the question's
-    topic, the party it names, a number for a number, or most of its words."""
-    kinds = values.kinds(fact, lang)
-    if kinds:
-        # A long fact (the orders of a judgment) says itself what it is about.
-        about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
-        return about and bool(kinds & values.kinds(clause, lang))
-    named = parties(fact, lang)
-    if named:
-        return names_any(parties(clause, lang), named)
-    if m.numbers(fact, lang):
-        return on_topic and bool(m.numbers(clause, lang))
-    return ev.share(m.fact_words(fact, lang), m.answer_words(clause, lang)) >= 0.5
 
 
 class RuleJudge:
@@ -199,28 +168,7 @@ class RuleJudge:
         return "abstained"
 
     def takes_position(self, answer: str, item: JudgeItem) -> bool:
-        """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
-        yes/no question a statement on its topic; otherwise a clause stating a value of a kind the
-        reference's facts are (an amount, a duration, a case, a clause; in a cut-off reply, on the
-        question's topic), the name a fact names, most of the words of a fact that is words only, or most
-        of what the question asks about (names and roles aside). A pasted passage about another matter,
-        or a cut-off reply that stops before the answer, states none of these."""
-        lang, qa = item_language(item.qa), item.qa
-        if m.lead_polarity(answer, lang):
-            return True
-        if _is_yesno(qa):
-            return ev.on_topic(qa.question, ev.sentence(answer, lang), lang)
-        topic = topic_words(qa.question, lang)
-        facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
-        # A finished reply offering a value of the kind asked gives it as the answer; of a reply cut off
-        # (a pasted passage, as a rule) only a clause on what was asked does.
-        cut = item.candidate.finish_reason == CUT_OFF
-        for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
-            on_topic = not cut or speaks_of(clause, qa.question, lang)
-            for fact in facts:
-                if _states(fact, clause, on_topic, lang):
-                    return True
-        return bool(topic) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
+        return position.takes_position(answer, item, item_language(item.qa))
 
     # ------------------------------------------------------------------------------- faithfulness
     def faithfulness(self, answer: str, item: JudgeItem) -> str:
@@ -228,7 +176,7 @@ class RuleJudge:
         view = self._view(item, lang)
         verdicts: list[str] = []
         filler = 0
-        for claim in self._answer_first(self._claims(answer, lang), item, lang):
+        for claim in position.answer_first(self._claims(answer, lang), item, lang):
             body, pieces = statements.split_filler(claim, lang)
             filler += len(pieces)
             verdict = self._claim(body, view, item, lang, main=not verdicts) if body.strip() else None
@@ -242,19 +190,6 @@ class RuleJudge:
         if main != "supported":
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
-
-    def _answer_first(self, claims: list[str], item: JudgeItem, lang: str) -> list[str]:
-        """The claims with the one that gives the answer first: in a pasted passage it is the sentence
-        stating a value of the kind asked on what was asked, wherever it stands (a Yes/No comes first)."""
-        qa = item.qa
-        if len(claims) < 2 or _is_yesno(qa) or m.lead_polarity(claims[0], lang):
-            return claims
-        facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
-        for i, claim in enumerate(claims):
-            on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
-            if any(_states(f, claim, on_topic, lang) for f in facts):
-                return [claim, *claims[:i], *claims[i + 1 :]]
-        return claims
 
     def _claims(self, answer: str, lang: str) -> list[str]:
         """The answer's sentences; "No. <sentence>" is one main claim: the bottom line and the sentence
@@ -294,7 +229,7 @@ class RuleJudge:
         if m.is_framing(body, lang):
             return None
         verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported)
-        if main and not _is_yesno(item.qa):
+        if main and not is_yesno(item.qa):
             verdict = self._as_answer(verdict, body, best, view, pool, item, lang)
         return verdict
 
@@ -419,7 +354,7 @@ class RuleJudge:
         of its own, or a question about a figure, the sentence holding what the question asks about.
         (None, None) when the context holds no such sentence."""
         qa, question = item.qa, item.qa.question
-        ref_line = next((_polarity_fact(f) for f in qa.facts if _polarity_fact(f)), None) or m.lead_polarity(
+        ref_line = next((polarity_fact(f) for f in qa.facts if polarity_fact(f)), None) or m.lead_polarity(
             qa.answer, lang
         )
         holding = _holding(qa, lang)
@@ -481,11 +416,11 @@ class RuleJudge:
             reference = m.content_words(qa.answer, lang)
             recall = len(reference & m.haystack(answer, lang)) / max(1, len(reference))
             return "correct" if recall >= self.cfg.reference_recall else "incorrect"
-        polarity_facts = [f for f in facts if _polarity_fact(f)]
+        polarity_facts = [f for f in facts if polarity_fact(f)]
         others = [f for f in facts if f not in polarity_facts]
         if polarity_facts:
             bottom_line = m.lead_polarity(answer, lang) or ev.bottom_line(qa.question, ev.sentence(answer, lang), lang)
-            if any(bottom_line != _polarity_fact(f) for f in polarity_facts):
+            if any(bottom_line != polarity_fact(f) for f in polarity_facts):
                 return "incorrect"
             if not self._about_question(answer, item, lang):
                 # A right Yes/No attached to a sentence about another matter (another party, another order)
@@ -550,7 +485,7 @@ class RuleJudge:
         of 3 years) is one."""
         lang, qa = item_language(item.qa), item.qa
         qualifiers = [q for q in qa.qualifiers if m.content_words(q, lang) and _limits(q, lang)]
-        durations = [f for f in qa.facts if _is_yesno(qa) and values.duration(f, lang)]
+        durations = [f for f in qa.facts if is_yesno(qa) and values.duration(f, lang)]
         if not qualifiers and not durations:
             return "complete"
         answer_words = m.haystack(answer, lang)
@@ -562,10 +497,6 @@ class RuleJudge:
         total = len(qualifiers) + len(durations)
         needed = max(1, math.ceil(self.cfg.qualifiers_required * total - 1e-9))
         return "complete" if present >= needed else "incomplete"
-
-
-def _is_yesno(qa) -> bool:
-    return qa.kind == "yesno" or any(_polarity_fact(f) for f in qa.facts)
 
 
 def _flip(line: str) -> str:
@@ -603,7 +534,7 @@ def _item_words_of(text: str, lang: str) -> frozenset[str]:
 
 def _key_kinds(qa, lang: str) -> set[str]:
     """The kinds of value the facts that answer the question are (a date or share count only situates)."""
-    facts = [f for f in qa.facts if f.strip() and not _polarity_fact(f)]
+    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
     key = [f for f in facts if not values.situating(f, lang)] or facts
     return set().union(*(values.kinds(f, lang) for f in key)) if key else set()
 

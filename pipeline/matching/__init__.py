@@ -173,8 +173,6 @@ _EN_NAME = re.compile(r"[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*")
 _ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+[甲乙丙丁戊己庚辛壬癸]?")
 # Characters that end a word before 某 (系某公司, 凤阳县某小区, 合肥市某公司): 某 is then "a certain".
 _ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某系即经以按至据属另各每省市州县区镇乡村街路")
-# An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
-# no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
 _ZH_SURNAMES = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蔡蒋余杜叶程苏魏吕丁"
@@ -184,6 +182,8 @@ _ZH_SURNAMES = (
     "吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫"
     "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
 )
+# An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
+# no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_ANON = re.compile(
     rf"({'|'.join(_ZH_COMPOUND_SURNAMES)}|[{''.join(sorted(set(_ZH_SURNAMES) - _ZH_NOT_SURNAME - set('万时方应常成全文和')))}])"
     r"([xX][0-9]{1,3}|[0-9]{1,2})"

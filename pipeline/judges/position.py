@@ -1,0 +1,94 @@
+"""Whether a reply takes a position on the question (docs/method.md §4), and which of its sentences gives
+its answer.
+
+A reply takes a position when it states a Yes/No, or a value of a kind the reference's facts are (an
+amount, a duration, a case, a clause; pipeline/matching/values.py), the name a fact names, or most of the
+words of a fact that is words only. A pasted passage about another matter states none; of a reply cut off
+at max_new_tokens, only a clause that speaks of what was asked counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline import matching as m
+from pipeline.judges import evidence as ev
+from pipeline.judges.base import CUT_OFF, JudgeItem
+from pipeline.matching import values
+from pipeline.matching.parties import names_any, parties, topic_words
+from pipeline.matching.parties import on_topic as speaks_of
+from pipeline.records import QA
+
+# A polarity fact ("Yes"/"No", "是"/"否") as the yes/no bottom line it requires.
+POLARITY_FACTS = {"yes": "yes", "no": "no", "是": "yes", "是的": "yes", "否": "no", "不是": "no"}
+
+
+def polarity_fact(fact: str) -> str | None:
+    return POLARITY_FACTS.get(fact.strip().lower().rstrip(".。"))
+
+
+def is_yesno(qa: QA) -> bool:
+    return qa.kind == "yesno" or any(polarity_fact(f) for f in qa.facts)
+
+
+# The clauses a position is looked for in: a value and what it is the value of are stated together.
+# (A comma between digits is a thousands separator, not a clause end.)
+_CLAUSES = {
+    "en": re.compile(r"(?<=[.!?;])\s+|\n"),
+    "zh": re.compile(r"[，；;。！？!?：:\n]|(?<![0-9]),|,(?![0-9])"),
+}
+
+
+def _states(fact: str, clause: str, on_topic: bool, lang: str) -> bool:
+    """Whether a clause states something of the fact's kind: a value of its kind on the question's
+    topic, the party it names, a number for a number, or most of its words."""
+    kinds = values.kinds(fact, lang)
+    if kinds:
+        # A long fact (the orders of a judgment) says itself what it is about.
+        about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
+        return about and bool(kinds & values.kinds(clause, lang))
+    named = parties(fact, lang)
+    if named:
+        return names_any(parties(clause, lang), named)
+    if m.numbers(fact, lang):
+        return on_topic and bool(m.numbers(clause, lang))
+    return ev.share(m.fact_words(fact, lang), m.answer_words(clause, lang)) >= 0.5
+
+
+def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
+    """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
+    yes/no question a statement on its topic; otherwise a clause stating a value of a kind the
+    reference's facts are (an amount, a duration, a case, a clause; in a cut-off reply, on the
+    question's topic), the name a fact names, most of the words of a fact that is words only, or most
+    of what the question asks about (names and roles aside). A pasted passage about another matter,
+    or a cut-off reply that stops before the answer, states none of these."""
+    qa = item.qa
+    if m.lead_polarity(answer, lang):
+        return True
+    if is_yesno(qa):
+        return ev.on_topic(qa.question, ev.sentence(answer, lang), lang)
+    topic = topic_words(qa.question, lang)
+    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    # A finished reply offering a value of the kind asked gives it as the answer; of a reply cut off
+    # (a pasted passage, as a rule) only a clause on what was asked does.
+    cut = item.candidate.finish_reason == CUT_OFF
+    for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
+        on_topic = not cut or speaks_of(clause, qa.question, lang)
+        for fact in facts:
+            if _states(fact, clause, on_topic, lang):
+                return True
+    return bool(topic) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
+
+
+def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
+    """The claims with the one that gives the answer first: in a pasted passage it is the sentence
+    stating a value of the kind asked on what was asked, wherever it stands (a Yes/No comes first)."""
+    qa = item.qa
+    if len(claims) < 2 or is_yesno(qa) or m.lead_polarity(claims[0], lang):
+        return claims
+    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    for i, claim in enumerate(claims):
+        on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
+        if any(_states(f, claim, on_topic, lang) for f in facts):
+            return [claim, *claims[:i], *claims[i + 1 :]]
+    return claims
