@@ -263,3 +263,23 @@ def test_an_english_question_framed_by_its_case_is_about_that_case_only():
     assert dims(other.text, qa, (own, other))[1:3] == ("contradicted", "incorrect")
     assert dims(own.text, qa, (own, other))[1:3] == ("fully_supported", "correct")
     assert parties.cases("In Chan v Wong, how much did the tenant have to pay?") == {"chan v wong"}
+
+
+def test_replies_of_a_small_instruct_model():
+    # "The answer to this question is: No." states its No as a leading No does.
+    assert dims("The answer to this question is: No.", SUSPEND, (REFUSED,)) == (
+        "attempted", "fully_supported", "correct", "complete")
+    # A pasted issue statement takes no position on a yes/no question.
+    assert dims(ISSUE.text.split(". ")[1], SUSPEND, (ISSUE,))[0] == "unusable"
+    # Cut off while restating its own phrases: a loop, unusable.
+    loop = ("The court ruled that the sentence was not suspended, but the court ruled that the sentence was "
+            "suspended. The court ruled that the sentence was not suspended, but the court ruled that the "
+            "sentence was suspended. The court ruled that the sentence was not suspended, but the court")
+    assert dims(loop, SUSPEND, (REFUSED,), finish="length")[0] == "unusable"
+    # Without a Yes/No, the sentence that answers gives the bottom line, not a later one about another matter.
+    qa = QA("q-pos2", "Can Kwan Estates Limited get the premises back from Chow Wing-kei?",
+            "Yes. Kwan Estates Limited was granted possession of Flat B.", "k1/p1", "k1", "yesno", ["Yes"], [])
+    order = passage("k1/p1", "Orders", "The Tribunal grants Kwan Estates Limited possession of Flat B.")
+    text = ("The Tribunal grants Kwan Estates Limited possession of Flat B. "
+            "The court refused to suspend the sentence, since an immediate custodial term is the only appropriate sentence.")
+    assert dims(text, qa, (order, REFUSED))[2] == "correct"

@@ -14,7 +14,7 @@ import re
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import CUT_OFF, JudgeItem
-from pipeline.matching import values
+from pipeline.matching import statements, values
 from pipeline.matching.parties import names_any, parties, topic_words
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
@@ -66,7 +66,11 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if m.lead_polarity(answer, lang):
         return True
     if is_yesno(qa):
-        return ev.on_topic(qa.question, ev.sentence(answer, lang), lang)
+        # A statement on the question's topic that is not an issue statement or a submission.
+        return any(
+            ev.on_topic(qa.question, ev.sentence(s, lang), lang) and not statements.is_issue_or_submission(s, lang)
+            for s in ev.sentences(answer, lang)
+        )
     topic = topic_words(qa.question, lang)
     facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
     # A finished reply offering a value of the kind asked gives it as the answer; of a reply cut off

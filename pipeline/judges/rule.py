@@ -22,7 +22,7 @@ from pipeline import language
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges import position
-from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
+from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.matching import statements, values
@@ -107,6 +107,8 @@ STRICTNESS = {
 }
 # A claim this close to a context sentence but with other numbers or the opposite polarity contradicts it.
 CONTRADICTION_RECALL = 0.5
+# Share of repeated word 4-grams above which a cut-off reply is a loop (matching.repeats_itself).
+LOOPING = 0.5
 # An attributed quote (第[1]段写明：“…”, Passage [1] states: "…"): a short attribution ending in a colon,
 # then one quotation. The claim is what stands inside the quotation marks.
 _ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[”\"]\W*$")
@@ -135,7 +137,8 @@ class RuleJudge:
 
     def judge_one(self, item: JudgeItem) -> Label:
         judged = as_judged(item)
-        if judged is None:
+        # A reply cut off while restating its own phrases is a generator caught in a loop.
+        if judged is None or (cut_off(item) and m.repeats_itself(item.candidate.text) >= LOOPING):
             return unusable(item, self.name)
         return cap_cut_off(item, self._judge_finished(judged))
 
@@ -419,7 +422,10 @@ class RuleJudge:
         polarity_facts = [f for f in facts if polarity_fact(f)]
         others = [f for f in facts if f not in polarity_facts]
         if polarity_facts:
-            bottom_line = m.lead_polarity(answer, lang) or ev.bottom_line(qa.question, ev.sentence(answer, lang), lang)
+            # Without a Yes/No, the sentence that answers gives the bottom line (not a later one about
+            # something else).
+            first = next((c for c in ev.sentences(answer, lang) if not m.is_framing(c, lang)), answer)
+            bottom_line = m.lead_polarity(answer, lang) or ev.bottom_line(qa.question, ev.sentence(first, lang), lang)
             if any(bottom_line != polarity_fact(f) for f in polarity_facts):
                 return "incorrect"
             if not self._about_question(answer, item, lang):

@@ -71,7 +71,12 @@ _SHOWN = re.compile(r"\b(?:passages?|context|excerpts?|documents?|provided|they|
 # A line break ends a clause too: list items ("- Yes\n- <refusal>") are separate statements.
 _CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:])\s+|\s*\n\s*|,\s*(?=(?:but|however|although|though|nevertheless)\b)", re.I)
 # A list marker may come first: small instruct models often answer "- Yes" or "1. No, ...".
-_LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)]\s+)?(yes|no)\b[\s,.;:!\-\u2014]*", re.I)
+# "The answer (to this question) is: No." leads with its No as well.
+_LEAD = re.compile(
+    r"^\s*(?:[-*\u2022]\s*|\d+[.)]\s+)?(?:the\s+(?:short\s+)?answer(?:\s+to\s+(?:this|the)\s+question)?\s+is\s*:?\s*)?"
+    r"(yes|no)\b[\s,.;:!\-\u2014]*",
+    re.I,
+)
 
 
 def strip_citations(text: str) -> str:
@@ -361,6 +366,18 @@ def _repeats_sentences(text: str, lang: str | None) -> bool:
         return False
     top = Counter(units).most_common(1)[0][1]
     return top >= 3 or (len(units) >= 4 and len(set(units)) <= len(units) / 2)
+
+
+def repeats_itself(text: str, lang: str | None = None, n: int = 4) -> float:
+    """The share of the text's word n-grams that occur more than once: a generator caught in a loop
+    restates its own phrases (a cut-off reply above one half loops; a finished answer quoting two
+    near-identical sentences of two decisions may score as high, so this is no test on its own)."""
+    tokens = words(text, lang)
+    grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+    if len(grams) < 20:
+        return 0.0
+    counts = Counter(grams)
+    return sum(c for c in counts.values() if c > 1) / len(grams)
 
 
 def _loops(tokens: list[str], n: int, repeats: int) -> bool:
