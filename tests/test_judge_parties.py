@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline import matching as m
 from pipeline.judges import JudgeItem, RuleJudge
 from pipeline.matching import parties, statements, values
 from pipeline.params import Params
@@ -266,7 +267,8 @@ def test_an_english_question_framed_by_its_case_is_about_that_case_only():
 
 
 def test_replies_of_a_small_instruct_model():
-    # "The answer to this question is: No." states its No as a leading No does.
+    # "The answer to this question is: No." states its No as a leading No does; so does 答案是：否.
+    assert m.lead_polarity("这个问题的答案是：否。", "zh") == "no" and m.lead_polarity("答案是否定的。", "zh") is None
     assert dims("The answer to this question is: No.", SUSPEND, (REFUSED,)) == (
         "attempted", "fully_supported", "correct", "complete")
     # A pasted issue statement takes no position on a yes/no question.

@@ -68,7 +68,11 @@ _SHOWN = re.compile(r"段落|材料|上下文|文本|文中|原文|资料|所给
 # A Yes/No lead: 是/是的/对 or 否/不是/不, then punctuation (so 是否, 不得 and 对张某…… are no lead).
 # As in English, a list marker may come first ("- 是", "1、否"). The one home of this pattern: the rule
 # judge reads an answer's bottom line with it, and the rewriter the polarity of the answer it rewrites.
-_LEAD = re.compile(r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*")
+# "这个问题的答案是：否。" leads with its 否 as well.
+_LEAD = re.compile(
+    r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(?:(?:这个|该)?问题的)?(?:(?:答案|回答)(?:是|为)[：:]?\s*)?"
+    r"(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*"
+)
 _LEAD_VALUE = {"是的": "yes", "是": "yes", "对": "yes", "否": "no", "不是": "no", "不": "no"}
 # Sentence ends, and a comma before "but/however" so a hedge and an answer in one sentence separate.
 _CLAUSE = re.compile(r"(?<=[。！？；!?;\n])|[，,]\s*(?=但是|但|然而|不过|可是)")
