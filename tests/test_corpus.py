@@ -409,13 +409,13 @@ def test_english_synthetic_questions_are_unchanged(built):
     # Captured before the Chinese templates and the new checks: the English default stays byte-identical.
     # (Re-captured once when the synthetic decisions took unique party names, pipeline/synth/names.py.)
     assert [(q.id, q.question, q.facts, q.gold_passage_id) for q in built[2][:4]] == [
-        ("syn-0001/q1", "What monthly rent did Edmund Kong Wai-lun pay for the premises?",
+        ("syn-0001/q1", "What monthly rent did Edmund Ho Ching-kiu pay for the premises?",
          ["HK$32,000", "8 June 2021"], "syn-0001/s1"),
-        ("syn-0001/q2", "Is Choi Yat-fai entitled to possession of the home let to Edmund Kong Wai-lun?",
+        ("syn-0001/q2", "Is Kwok Hiu-shan entitled to possession of the home let to Edmund Ho Ching-kiu?",
          ["No"], "syn-0001/s6"),
-        ("syn-0002/q1", "Can Maple Wharf Investment Limited get the premises back from Mak Suk-lun?", ["No"],
+        ("syn-0002/q1", "Can Maple Wharf Investment Limited get the premises back from Yau Yat-fung?", ["No"],
          "syn-0002/s5"),
-        ("syn-0002/q2", "What rule applies to forfeiting the lease held by Mak Suk-lun when rent goes unpaid?",
+        ("syn-0002/q2", "What rule applies to forfeiting the lease held by Yau Yat-fung when rent goes unpaid?",
          ["clause 10(a)", "14 days"], "syn-0002/s4"),
     ]  # fmt: skip
 

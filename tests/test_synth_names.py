@@ -8,10 +8,18 @@ from collections import defaultdict
 
 import pytest
 
+from pipeline import matching
 from pipeline.synth import generate_decisions, max_decisions
 from pipeline.synth.common import WESTERN
 from pipeline.synth.insider import SUFFIXES
-from pipeline.synth.names import COMPANY_MIDDLES, COMPANY_PREFIXES, PARTY_SURNAMES, NamePool, company_pool
+from pipeline.synth.names import (
+    COMPANY_MIDDLES,
+    COMPANY_PREFIXES,
+    PARTY_SURNAMES,
+    NamePool,
+    company_pool,
+    people_pool,
+)
 from pipeline.synth.tenancy import LANDLORD_FIRMS
 
 MIX = {"insider_trading": 0.4, "criminal_sentencing": 0.3, "residential_tenancy": 0.3}
@@ -100,6 +108,15 @@ def test_names_are_seeded():
     assert take == [b.take("residential_tenancy") for _ in range(3)]
     assert take != [c.take("residential_tenancy") for _ in range(3)]
     assert len({n for t in take for n in t.people}) == 6
+
+
+def test_no_two_people_read_as_one_name_to_the_judge():
+    # pipeline.matching compares names as word sets: "Chan Wing-ho" and "Chan Ho-wing", or "Siu Siu-fong"
+    # (which would be found inside "Hui Siu-fong"), must not both be drawn.
+    sets = [frozenset(matching.content_words(p, "en")) for p in people_pool()]
+    assert len(set(sets)) == len(sets) and all(len(s) == 3 for s in sets)
+    shorts = [frozenset(matching.content_words(c, "en")) for c in company_pool()]
+    assert len(set(shorts)) == len(shorts) and all(len(s) == 2 for s in shorts)
 
 
 def test_names_differing_in_one_syllable_are_different_people():

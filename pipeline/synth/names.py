@@ -4,9 +4,9 @@ A name shared by two decisions puts two cases about "the same" person into one c
 shows a passage about the other case's Kwok Lok-yin beside the question's, and its facts contradict the
 reference. So the corpus draws names without replacement: one seeded order of every person name and one
 of every company name, from which each decision takes, in id order, as many as its case type uses
-(`NEEDS`). A person name is unique by its Chinese core (surname and given name): "Peter Chan Tai-man"
-and "Chan Tai-man" are the same person and never both occur; names differing in one syllable ("Chan
-Ka-ho", "Chan Ka-yan") are different people, as they are in life. A company is unique by its short name
+(`NEEDS`). A person name is unique by its Chinese core (surname and given name, as a set of words):
+"Peter Chan Tai-man" and "Chan Tai-man" are the same person and never both occur; names differing in one
+syllable ("Chan Ka-ho", "Chan Ka-yan") are different people, as they are in life. A company is unique by its short name
 ("Harbour Crest"), which questions use, so "Harbour Crest Holdings Limited" and "Harbour Crest Realty
 Limited" never both occur. When the pools cannot cover a corpus, generation stops with one error
 naming decisions.n_decisions and the largest count the case mix allows (`capacity_error`).
@@ -28,7 +28,7 @@ PARTY_SURNAMES = SURNAMES + [
     "Fong", "Hung", "Chung", "Cheuk", "Ip", "Szeto",
 ]  # fmt: skip
 # Cantonese given names are two syllables, "Tai-man": any first with any second that does not echo it
-# ("Shing-sing").
+# ("Shing-sing") or the surname ("Siu Siu-fong").
 GIVEN_FIRST = [
     "Ka", "Chi", "Wing", "Man", "Siu", "Hoi", "Wai", "Kin", "Lok", "Sze", "Hon", "Ching", "Ming", "Hiu", "Yat",
     "Pui", "Yuk", "Suk", "Mei", "Tai", "Kwok", "Chun", "Ngan", "Tsz", "Cheuk", "King", "Shing", "Ho", "Yiu",
@@ -75,9 +75,20 @@ class Names:
 
 
 def people_pool() -> list[str]:
-    """Every person core, in a fixed order."""
-    given = [f"{a}-{b}" for a in GIVEN_FIRST for b in GIVEN_SECOND if b not in a.lower() and a.lower() not in b]
-    return [f"{s} {g}" for s in PARTY_SURNAMES for g in given]
+    """Every person core, in a fixed order. Each has three different words, and no two the same words:
+    names are compared as word sets (pipeline.matching.names), to which "Chan Wing-ho" and "Chan Ho-wing",
+    or "Siu Siu-fong" and any "Siu-fong", would be one name."""
+    seen: set[frozenset[str]] = set()
+    out = []
+    for surname in PARTY_SURNAMES:
+        for first in GIVEN_FIRST:
+            for second in GIVEN_SECOND:
+                words = frozenset((surname.lower(), first.lower(), second))
+                if len(words) < 3 or words in seen or second in first.lower() or first.lower() in second:
+                    continue
+                seen.add(words)
+                out.append(f"{surname} {first}-{second}")
+    return out
 
 
 def company_pool() -> list[str]:
