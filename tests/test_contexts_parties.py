@@ -199,3 +199,20 @@ def test_clashing_contexts_counts_what_the_rule_leaves_out():
 def test_a_name_in_a_longer_run_still_names_the_party(text, names):
     index = parties.build_index([passage("Z", 0, text)], {"A": [frozenset({"kwok", "lok", "yin"})]}, ["en"])
     assert index.hits[0] == (frozenset({"A"}) if names else frozenset())
+
+
+def test_anonymised_names_as_published_are_parties_too():
+    # Judgments publish parties as 曹x0, 朱0: the same label in two judgments is two people, 曹x1 another.
+    passages = [
+        passage("K1", 0, "经审理查明：被告人曹x0于2019年盗窃财物价值人民币8,000元，判处有期徒刑一年。"),
+        passage("K2", 0, "经审理查明：被告人曹x0于2020年诈骗财物价值人民币9,000元，判处有期徒刑二年。"),
+        passage("K3", 0, "经审理查明：被告人曹x1于2019年盗窃财物价值人民币7,000元，判处有期徒刑一年。"),
+        passage("K4", 0, "经审理查明：被告人朱0于2019年盗窃财物价值人民币6,000元，判处有期徒刑一年。"),
+    ]
+    qas = [QA("K1/q1", "曹x0被判处什么刑罚？", "有期徒刑一年", "K1/p0", "K1", "factual", ["有期徒刑一年"], [])]
+    langs = ["zh"] * len(passages)
+    unguarded, _ = build(passages, qas, [], langs, ["gold_plus_bm25"], 3, guarded=False)
+    contexts, skips = build(passages, qas, [], langs, ["gold_plus_bm25"], 3)
+    assert "K2/p0" in unguarded["K1/q1/gold_plus_bm25"].passage_ids
+    assert set(contexts["K1/q1/gold_plus_bm25"].passage_ids) == {"K1/p0", "K3/p0", "K4/p0"}
+    assert skips["gold_plus_bm25"] == 1

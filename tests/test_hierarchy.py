@@ -12,11 +12,15 @@ from test_pairs import write_corpus
 from pipeline import paths
 from pipeline.io import read_records
 from pipeline.judges import labels_file
+from pipeline.judges.inputs import InterimData
 from pipeline.params import Params, ParamsError, load, to_dict
 from pipeline.preferences import decide
 from pipeline.records import Candidate, Context, Label, Pair
+from pipeline.reporting.data_hierarchy import hierarchy_counts
+from pipeline.reporting.data_render import render_hierarchies
 from pipeline.stages import judge as judge_stage
 from pipeline.stages import pairs as pairs_stage
+from pipeline.training.data import load_training_examples
 
 # Six answers to one answerable question, and three to one the passages do not answer.
 ANSWERABLE = {
@@ -131,3 +135,33 @@ def test_each_corpus_card_names_its_hierarchy(stages):
     assert "Preference hierarchy `method`" in (root / paths.PAIRS / "README.md").read_text()
     card = (root / paths.PAIRS_GROUNDED / "README.md").read_text()
     assert "Stage `pairs_grounded`" in card and "Preference hierarchy `grounded`" in card
+
+
+def test_a_run_set_on_the_grounded_pairs_is_declared_in_params(stages, tmp_path):
+    # What the lead sets to compare the hierarchies side by side in one `dvc repro`.
+    _, grounded, _, root = stages
+    raw = to_dict(Params())
+    raw["train"]["runs"]["dpo"] = ["pairs-s0", "pairs_grounded-s0"]
+    raw["score"]["corpora"] = ["pairs", "pairs_aug", "pairs_grounded"]
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(raw))
+    p = load(tmp_path / "p.yaml")
+    assert p.train.runs["dpo"] == ["pairs-s0", "pairs_grounded-s0"] and "pairs_grounded" in p.score.corpora
+    # The train stage reads the corpus by that name.
+    examples = load_training_examples("pairs_grounded", "train", root=root)
+    assert {e.id for e in examples} == {i for i, pair in grounded.items() if pair.split == "train"}
+    assert {e.source for e in examples} == {"pairs_grounded"}
+
+
+def test_the_data_report_counts_the_pairs_of_each_hierarchy():
+    contexts, candidates, labels = corpus()
+    corpus_data = InterimData({}, {}, contexts, candidates)
+    counts = hierarchy_counts(corpus_data, labels, Params())
+    assert counts["in_use"] == "method"
+    assert counts["method"] == {"pairs": 18, "not_made": {},
+                                "by_dimension": {"correctness": 1, "faithfulness": 5, "refusal_answerable": 9,
+                                                 "refusal_unanswerable": 3}}
+    assert counts["grounded"]["pairs"] == 8
+    assert counts["grounded"]["not_made"] == {"contradicted": 2, "incorrect": 4, "unsupported": 4}
+    table = "\n".join(render_hierarchies(counts))
+    assert "| method (in use) | 18 | 9 | 3 | 5 | 1 | 0 | 0 | 0 | 0 |" in table
+    assert "| grounded | 8 |" in table and table.rstrip().endswith("| 4 | 2 | 4 |")
