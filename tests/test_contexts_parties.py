@@ -90,6 +90,18 @@ def test_party_names_are_the_declared_names_the_questions_ask_about():
     assert parties.party_names(EN_DECISIONS, EN_PASSAGES, EN_QAS[:1], EN_LANGS)["B"] == []
 
 
+def test_the_title_names_parties_the_questions_do_not_ask_about():
+    # A tenancy whose questions ask only about the tenant: its title names the landlord as a party too; its
+    # court and the precedent it cites are named by neither.
+    record = decision("T", names={"landlord": "Tong Sau-shan", "tenant": "Elaine Yuen Wai-yan",
+                                  "court": "Lands Tribunal", "guideline_case": "Chan Kwok-wai v Lee Mei"})
+    record.title = "Tong Sau-shan v Elaine Yuen Wai-yan (possession claim)"
+    qa = QA("T/q1", "How much rent did Elaine Yuen Wai-yan owe?", "x", "T/p0", "T", "factual", ["x"], [])
+    names = parties.party_names([record], [passage("T", 0, "Rent.")], [qa], ["en"])
+    assert names["T"] == sorted([frozenset({"elaine", "yuen", "wai", "yan"}), frozenset({"tong", "sau", "shan"})],
+                                key=sorted)
+
+
 def test_a_passage_about_another_case_of_the_same_name_is_passed_over():
     unguarded, _ = build(EN_PASSAGES, EN_QAS, EN_DECISIONS, EN_LANGS, ["gold_plus_bm25", "bm25_hard_negative"], 3,
                          guarded=False)

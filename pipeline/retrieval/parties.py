@@ -8,8 +8,10 @@ and an answer quoting the wrong case looks supported. The contexts stage skips s
 A decision's party names, each as the word set pipeline.matching.names gives (English: a run of
 capitalised words; Chinese: 李某, 张某甲, and whatever else matching.names reads as a name):
 - a decision record that declares names (its `parties`, and the values of its fields typed "name"): the
-  declared names its questions ask about, and its declared `parties` always. A court or a cited precedent
-  is typed "name" too, but no question asks about it, so "District Court" is nobody's party.
+  declared names its title or its questions name ("HKSAR v Chan Tai-man", "Tong Sau-shan v Elaine Yuen
+  Wai-yan", "中国证监会行政处罚决定书（李某）"), and its declared `parties` always. A court or a cited
+  precedent is typed "name" too, but neither the title nor a question names it, so "District Court" is
+  nobody's party.
 - otherwise (a paragraph of an outside QA set, a record declaring no name): the names its questions ask
   about. For Chinese these are party names by their form; an English question's capitalised words may
   also be a place ("Hong Kong"), which then counts as well: more distractors are passed over, none wrongly
@@ -52,8 +54,9 @@ def party_names(
     for decision_id in sorted(set(decision_of.values())):
         record = records.get(decision_id)
         declared, parties = _declared(record) if record else (set(), set())
-        if declared:
-            found = {n for n in declared if any(a <= n or n <= a for a in asked[decision_id])} | parties
+        if record and declared:
+            named = asked[decision_id] | set(matching.names(record.title, record.language))
+            found = {n for n in declared if any(a <= n or n <= a for a in named if a)} | parties
         else:
             found = asked[decision_id]
         out[decision_id] = sorted((n for n in found if len(n) > 1 or not min(n).isascii()), key=sorted)
