@@ -2,8 +2,9 @@
 
 Two judgments about "the same" 李某, or a synthetic corpus that reused a name, let retrieval put a passage
 about another case's party beside the question's: a context then holds conflicting facts about one name,
-and an answer quoting the wrong case looks supported. The contexts stage skips such a distractor
-(`clashes`); the data report counts the contexts that still hold one (`clashing_contexts`, 0 expected).
+and an answer quoting the wrong case looks supported. The contexts stage passes such a distractor over
+(`Guard`, `PartyIndex.clashes`); the data report counts the contexts that still hold one
+(`clashing_contexts`, 0 expected).
 
 A decision's party names, each as the word set pipeline.matching.names gives (English: a run of
 capitalised words; Chinese: 李某, 张某甲, and whatever else matching.names reads as a name):
@@ -19,8 +20,8 @@ capitalised words; Chinese: 李某, 张某甲, and whatever else matching.names 
 A Latin name of one word ("Court", "Tribunal", "Government") is nobody's: it would be found in every name
 that holds the word (a Chinese one, 李某, is a whole name).
 A passage names a party when one of its names holds every word of the party's name ("Peter Chan Tai-man"
-names Chan Tai-man, "Harbour Crest Holdings Limited" names Harbour Crest; 李某某 names 李某 too, which
-passes over a passage that may be about someone else rather than keep one that may not).
+names Chan Tai-man, "Harbour Crest Holdings Limited" names Harbour Crest). A near-name is someone else:
+Yip Kin-fai does not name Yeung Kin-fai, nor 曹x1 曹x0, nor 张某 李某.
 """
 
 from __future__ import annotations
