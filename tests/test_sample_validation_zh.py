@@ -36,20 +36,23 @@ sys.addaudithook(_audit)
 
 
 def build_interim(root: Path) -> Path:
-    """Twelve Chinese questions (anonymised names, half-width punctuation) and one English one, in three
-    variants, answered by two generators: the cautious one refuses with the bare sentence on every
-    context, and once with a reason added; the confident one quotes its gold sentence."""
+    """Twelve Chinese factual questions (anonymised names, half-width punctuation), one English one and one
+    Chinese yes/no question (reference 否), in three variants, answered by two generators: the cautious one
+    refuses with the bare sentence on every context, and once with a reason added; the confident one
+    quotes its gold sentence, after a 是 on the yes/no question."""
     interim = root / "data" / "interim"
     passages, qas, contexts, candidates = [], [], [], []
-    for q in range(13):
+    for q in range(14):
         dec = f"zh-{q:02d}"
-        zh = q < 12
+        zh = q != 12
         text = (f"经审理查明:被告朱{q}向原告曹x{q}借款{q + 1}0,000元。" if zh
                 else f"Chan Wai-man must pay HK${q},000 in arrears.")
         gold = Passage(f"{dec}/p1", dec, dec, "", text, 0)
         passages.append(gold)
         question = f"被告朱{q}借了多少钱?" if zh else "How much must Chan Wai-man pay?"
         qa = QA(f"{dec}/q1", question, text, gold.id, dec, "factual", [text], [])
+        if q == 13:
+            qa = QA(f"{dec}/q1", "被告朱13是否归还了借款?", "否", gold.id, dec, "yesno", ["No"], [])
         qas.append(qa)
         for variant in VARIANTS:
             answerable = variant != "random_context"
@@ -62,7 +65,7 @@ def build_interim(root: Path) -> Path:
                     if q == 3 and variant == "gold_only":
                         said = "本案借款金额不明。" + ZH_REFUSAL
                 else:
-                    said = text
+                    said = ("是。" + text) if q == 13 else text
                 candidates.append(Candidate(f"{ctx.id}/{gen}", ctx.id, gen, said, "stop", {}))
     write_records(interim / "passages.jsonl", passages)
     write_records(interim / "qa.jsonl", qas)
@@ -73,13 +76,13 @@ def build_interim(root: Path) -> Path:
     return interim
 
 
-def draw(tmp_path: Path, keep: float, name: str) -> list[dict]:
+def draw(tmp_path: Path, keep: float, name: str, *extra: str) -> list[dict]:
     interim = build_interim(tmp_path / name)
     out = tmp_path / f"{name}.jsonl"
     WATCHING[0] = True
     try:
         svz.main(["--interim", str(interim), "--source", "t", "--params", str(ROOT / "params" / "bilingual.yaml"),
-                  "--per-stratum", "12", "--keep-refusals", str(keep), "--seed", "3", "--out", str(out)])
+                  "--per-stratum", "13", "--keep-refusals", str(keep), "--seed", "3", "--out", str(out), *extra])
     finally:
         WATCHING[0] = False
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -93,7 +96,7 @@ def test_only_chinese_items_and_every_answer_that_is_not_a_bare_refusal(tmp_path
     every = draw(tmp_path, 1.0, "all")
     none = draw(tmp_path, 0.0, "none")
     assert {i["language"] for i in every} == {"zh"} and all(i["refusal"] == ZH_REFUSAL for i in every)
-    assert len(every) == 12 * len(VARIANTS) * len(GENERATORS)  # every Chinese candidate drawn
+    assert len(every) == 13 * len(VARIANTS) * len(GENERATORS)  # every Chinese candidate drawn
     assert bare(none) == [] and len(bare(every)) > 0
     # Thinning only removes bare refusals; the refusal with a reason added stays.
     assert [i for i in every if i["id"] not in bare(every)] == none
@@ -113,3 +116,14 @@ def test_judge_labels_are_never_opened(tmp_path):
     draw(tmp_path, 0.5, "audit")
     assert any(p.endswith("candidates.jsonl") for p in OPENED)  # the hook does see the sampler's opens
     assert [p for p in OPENED if "labels" in Path(p).parts] == []
+
+
+def test_yes_no_flips_are_answers_against_the_reference_on_answerable_contexts(tmp_path):
+    # Only the flip extras (no strata): the 是 answers of the two answerable contexts, not the one on
+    # random_context (unanswerable) nor any factual answer.
+    only = draw(tmp_path, 0.0, "only", "--yesno-flips", "10", "--per-stratum", "0")
+    assert sorted(i["id"] for i in only) == ["t/zh-13/q1/gold_only/offline:confident",
+                                             "t/zh-13/q1/gold_plus_random/offline:confident"]
+    # Beside the strata, the extras add no candidate twice.
+    both = draw(tmp_path, 1.0, "both", "--yesno-flips", "10")
+    assert len({i["id"] for i in both}) == len(both) == 13 * len(VARIANTS) * len(GENERATORS)
