@@ -163,3 +163,21 @@ def test_one_candidate_id_in_two_sources_is_judged_twice(tmp_path):
     assert labels["before/d1/q1/gold_plus_random/c1"].behaviour == "abstained"
     assert labels["after/d1/q1/gold_plus_random/c1"].behaviour == "attempted"
     assert compare(items, labels, "behaviour")["agree"] == 2
+
+
+def test_the_committed_set_is_whole():
+    """data/validation: every item valid, the sizes the method promises (>= 200 English, >= 100 Chinese, of
+    them >= 60 in the published style), the real model's answers in it, both halves in both languages."""
+    from collections import Counter
+
+    items = read_validation(sorted(Path("data/validation").glob("*.jsonl")))
+    by_lang = Counter(i.language for i in items)
+    assert by_lang["en"] >= 200 and by_lang["zh"] >= 100
+    assert sum(i.source.startswith("zh_published") for i in items) >= 60
+    assert sum(i.candidate.generator.startswith("hf:") for i in items) >= 30
+    for lang in ("en", "zh"):
+        halves = Counter(i.half for i in items if i.language == lang)
+        assert min(halves["dev"], halves["test"]) >= 0.3 * by_lang[lang]
+    # The labels cover every category the method defines on the second stage.
+    assert {i.gold.faithfulness for i in items} >= {"fully_supported", "partially_supported", "unsupported",
+                                                    "contradicted"}
