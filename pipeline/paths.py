@@ -33,12 +33,14 @@ CONTEXT_STATS = INTERIM / "contexts_stats.json"
 CANDIDATES = INTERIM / "candidates.jsonl"
 LABELS = INTERIM / "labels"
 
-# pairs, augment: the preference corpora, one folder each with a file per split
+# pairs, augment, pairs_grounded: the preference corpora, one folder each with a file per split
 PROCESSED = Path("data/processed")
 PAIRS = PROCESSED / "pairs"
 PAIRS_AUG = PROCESSED / "pairs_aug"
 AUGMENT_META = PAIRS_AUG / "meta.json"
-CORPORA = {"pairs": PAIRS, "pairs_aug": PAIRS_AUG}
+# pairs_grounded: the pairs under the grounded hierarchy (docs/method.md §5), a run set's corpus beside pairs.
+PAIRS_GROUNDED = PROCESSED / "pairs_grounded"
+CORPORA = {"pairs": PAIRS, "pairs_aug": PAIRS_AUG, "pairs_grounded": PAIRS_GROUNDED}
 
 # score, irac
 SCORES = Path("data/scores")

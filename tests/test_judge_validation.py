@@ -109,7 +109,7 @@ def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
         item(3, "No idea.", ABSTAINED),
         item(4, "HK$50,000.", ATTEMPT_OK),
     ])])
-    ids = [i.candidate.id for i in items]
+    ids = [i.id for i in items]
     labels = {
         ids[0]: label(ids[0], "attempted", "fully_supported", "correct", "complete"),
         ids[1]: label(ids[1], "attempted", "fully_supported", "correct", "complete"),  # misses unsupported
@@ -147,3 +147,37 @@ def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
     behaviour = report["judges"]["rule:strict"]["all/all"]["dimensions"]["behaviour"]
     assert behaviour["n"] == 2 and behaviour["agree"] == 2
     assert report["set"]["items"] == 2
+
+
+def test_one_candidate_id_in_two_sources_is_judged_twice(tmp_path):
+    """A fixture run before and after a fix gives the same candidate id two texts: each item keeps its own."""
+    from pipeline.judges import RuleJudge
+    from pipeline.judges.validation import judge_item
+
+    before = item(1, "The provided passages do not contain enough information to answer this question.", ABSTAINED,
+                  id="before/d1/q1/gold_plus_random/c1", source="before")
+    after = item(1, "Chan Tai-man was ordered to pay a fine of HK$50,000.", ATTEMPT_OK,
+                 id="after/d1/q1/gold_plus_random/c1", source="after")
+    items = read_validation([write(tmp_path / "en.jsonl", [before, after])])
+    labels = {lab.candidate_id: lab for lab in RuleJudge("strict").judge([judge_item(i) for i in items])}
+    assert labels["before/d1/q1/gold_plus_random/c1"].behaviour == "abstained"
+    assert labels["after/d1/q1/gold_plus_random/c1"].behaviour == "attempted"
+    assert compare(items, labels, "behaviour")["agree"] == 2
+
+
+def test_the_committed_set_is_whole():
+    """data/validation: every item valid, the sizes the method promises (>= 200 English, >= 100 Chinese, of
+    them >= 60 in the published style), the real model's answers in it, both halves in both languages."""
+    from collections import Counter
+
+    items = read_validation(sorted(Path("data/validation").glob("*.jsonl")))
+    by_lang = Counter(i.language for i in items)
+    assert by_lang["en"] >= 200 and by_lang["zh"] >= 100
+    assert sum(i.source.startswith("zh_published") for i in items) >= 60
+    assert sum(i.candidate.generator.startswith("hf:") for i in items) >= 30
+    for lang in ("en", "zh"):
+        halves = Counter(i.half for i in items if i.language == lang)
+        assert min(halves["dev"], halves["test"]) >= 0.3 * by_lang[lang]
+    # The labels cover every category the method defines on the second stage.
+    assert {i.gold.faithfulness for i in items} >= {"fully_supported", "partially_supported", "unsupported",
+                                                    "contradicted"}

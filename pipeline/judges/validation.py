@@ -13,6 +13,7 @@ items both the reader and the judge call attempted (a dimension is only defined 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections import Counter
@@ -113,7 +114,10 @@ def _check(item: ValidationItem) -> None:
 
 
 def judge_item(item: ValidationItem) -> JudgeItem:
-    return JudgeItem(item.candidate, item.qa, tuple(item.passages), item.context.answerable, item.refusal)
+    """What a judge reads of an item. The candidate carries the item's id: one candidate id can recur in
+    two sources (the same fixture run before and after a fix), so labels are keyed by item."""
+    candidate = dataclasses.replace(item.candidate, id=item.id)
+    return JudgeItem(candidate, item.qa, tuple(item.passages), item.context.answerable, item.refusal)
 
 
 def select(items: Sequence[ValidationItem], language: str | None = None, half: str | None = None
@@ -122,12 +126,12 @@ def select(items: Sequence[ValidationItem], language: str | None = None, half: s
 
 
 def compare(items: Sequence[ValidationItem], labels: Mapping[str, Label], dimension: str) -> dict:
-    """A judge against the reader on one dimension: items compared, agreement (Wilson 95%), Cohen's
+    """A judge against the reader on one dimension (`labels` keyed by item id, as judge_item names them): items compared, agreement (Wilson 95%), Cohen's
     kappa, the confusion matrix (reader value -> judge value -> count). Unparseable labels count as
     disagreement on every dimension and appear as the judge value "unparseable"."""
     pairs: list[tuple[str, str]] = []
     for item in items:
-        label = labels[item.candidate.id]
+        label = labels[item.id]
         reader = getattr(item.gold, dimension)
         judged = getattr(label, dimension) if label.status == "ok" else "unparseable"
         if dimension != "behaviour" and (reader is None or (label.status == "ok" and judged is None)):
@@ -149,7 +153,7 @@ def evaluate(items: Sequence[ValidationItem], labels: Mapping[str, Label]) -> di
     """Per scope (language x half, and pooled), per dimension, the comparison of `compare`; plus
     completeness on the answers both call correct (where the two conventions of completeness cannot
     differ), so a reader of the report can see which part of the completeness gap is convention."""
-    missing = [i.candidate.id for i in items if i.candidate.id not in labels]
+    missing = [i.id for i in items if i.id not in labels]
     if missing:
         raise ValueError(f"{len(missing)} validation items have no label, e.g. {missing[0]!r}")
     out: dict[str, dict] = {}
@@ -160,7 +164,7 @@ def evaluate(items: Sequence[ValidationItem], labels: Mapping[str, Label]) -> di
                 continue
             dims = {d: compare(scope, labels, d) for d in LABEL_DIMENSIONS}
             both_correct = [i for i in scope if i.gold.correctness == "correct"
-                            and labels[i.candidate.id].correctness == "correct"]
+                            and labels[i.id].correctness == "correct"]
             dims["completeness_when_correct"] = compare(both_correct, labels, "completeness")
             out[f"{language}/{half}"] = {"items": len(scope), "dimensions": dims}
     return out
