@@ -123,8 +123,10 @@ def test_unanswerable_chinese_pairs_prefer_the_refusal(zh):
         chosen = labels[f"{p['context_id']}/{p['chosen_generator']}"]
         rejected = labels[f"{p['context_id']}/{p['rejected_generator']}"]
         assert p["dimension"] == "refusal_unanswerable"
-        # The other side answers, or is a pasted sentence that takes no position (unusable, docs/method.md §4).
-        assert chosen["behaviour"] == "abstained" and rejected["behaviour"] in ("attempted", "unusable"), p["id"]
+        # Behaviour alone decides (docs/method.md §5: abstained > attempted > unusable); a pasted sentence
+        # that takes no position is unusable (§4), below an attempt too.
+        rank = {"abstained": 0, "attempted": 1, "unusable": 2}
+        assert rank[chosen["behaviour"]] < rank[rejected["behaviour"]], p["id"]
     hand = [p for p in unanswerable if p["context_id"] == "qa-zh-2/random_context"
             and {p["chosen_generator"], p["rejected_generator"]} == {"import:refuser", "import:quote"}]
     assert len(hand) == 1 and hand[0]["chosen"] == ZH_REFUSAL and hand[0]["rejected"] == "王某的代理律师是陈律师。"
