@@ -117,6 +117,9 @@ class QaImportParams:
     # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
     # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
     on_invalid: Literal["stop", "skip"] = "stop"
+    # A question bound to its document (本案/原告/the applicant, no name of its own; docs/method.md §1):
+    # prefix (with its case number or title), skip (left out, counted) or keep (as written).
+    standalone: Literal["prefix", "skip", "keep"] = "prefix"
 
 
 @dataclass(frozen=True)
