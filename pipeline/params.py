@@ -427,6 +427,10 @@ class ReportParams:
     # The scoring the report leads with (records.SCORINGS); the others follow. ref_* scores of a trained
     # model are compared with the baseline's better of sum and mean (its own ref scores are all 0).
     main_scoring: Literal["sum", "mean", "ref_sum", "ref_mean"] = "ref_sum"
+    # Label noise (data report, explorer; pipeline/reporting/label_noise.py): a passage of an unanswerable
+    # context answers its question when a sentence holds at least this share of the question's content words
+    # (and its facts, or a figure when one is asked).
+    leak_coverage: Share = 0.8
 
 
 @dataclass(frozen=True)

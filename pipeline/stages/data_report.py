@@ -5,7 +5,9 @@ Corpus statistics, answer quality by variant and generator, pair counts, length 
 and after augmentation, judge agreement and robustness, unparseable labels; and by question language:
 labels by behaviour, pairs by dimension and BM25 vs dense gold recall@10 (is each language read at all?).
 When an import is on: the records each import left out under `on_invalid: skip`, by reason, with the
-first locations (file:line and JSON path), so a skip never hides how much of a published set was lost.
+first locations (file:line and JSON path), so a skip never hides how much of a published set was lost;
+with a QA set imported, its label noise (pipeline.reporting.label_noise: questions made standalone or left
+out, references failing the sanity checks, unanswerable contexts that hold the answer).
 The header says what data ran, counted by language from the records themselves (`data_sources`).
 The numbers come from pipeline.reporting.data_analysis and .provenance, the markdown from
 pipeline.reporting.data_render; this module only reads and writes.
@@ -27,6 +29,7 @@ from pipeline.params import Params
 from pipeline.records import Decision
 from pipeline.reporting.data_analysis import build_metrics, headline_metrics, without_nan
 from pipeline.reporting.data_render import render, render_skips  # noqa: F401 (tests/test_import_invalid.py)
+from pipeline.reporting.label_noise import label_noise
 from pipeline.reporting.optional import json_or
 from pipeline.reporting.provenance import data_sources
 from pipeline.stages import run, start
@@ -77,6 +80,8 @@ def main(argv: list[str] | None = None) -> None:
     metrics["data_sources"] = data_sources(decisions, corpus, outside_pairs)
     if imports:  # only when an import is on: the default's report stays as it was
         metrics["imports"] = imports
+    if params.corpus.qa_import.format != "none":  # the imported set's label noise (and a baseline)
+        metrics["label_noise"] = label_noise(corpus, decisions, imports, params)
     metrics = without_nan(metrics)
     write_json(paths.REPORTS / "data_details.json", metrics)
     write_json(paths.REPORTS / "data_metrics.json", headline_metrics(metrics))
