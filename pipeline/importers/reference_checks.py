@@ -1,7 +1,7 @@
 """Sanity checks of a QA set's own references, as the set gives them (docs/method.md §1, "Label noise").
 
 An importer cannot repair a published set, but it can say where its labels are plainly wrong. Every
-question the set calls answerable is checked before the import's own validation (so a question that
+question the set calls answerable (`is_impossible` false, or absent) is checked before the import's own validation (so a question that
 validation then leaves out is still counted here):
 
 - `empty_reference`: no answer text with any letter, digit or Chinese character, and no yes/no answer;
@@ -56,7 +56,7 @@ class ReferenceChecks:
 
     def check(self, qa: Any, context: str, lang: str, where: str, yesno: frozenset[str]) -> None:
         """Check one raw question object of the set (malformed ones are the validation's to report)."""
-        if not isinstance(qa, dict) or _impossible(qa.get("is_impossible", False)):
+        if not isinstance(qa, dict) or not _answerable(qa.get("is_impossible", False)):
             return
         answers = qa.get("answers") if isinstance(qa.get("answers"), list) else []
         texts = [a["text"] for a in answers if isinstance(a, dict) and isinstance(a.get("text"), str)]
@@ -77,5 +77,6 @@ class ReferenceChecks:
         return {"answerable": self.answerable, "failed": self.failed, "examples": self.examples}
 
 
-def _impossible(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+def _answerable(value: Any) -> bool:
+    """The set calls the question answerable (an unreadable flag, such as "maybe", calls it nothing)."""
+    return value is False or (isinstance(value, str) and value.strip().lower() == "false")
