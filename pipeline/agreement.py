@@ -48,3 +48,17 @@ def agreement(judges: Sequence[Mapping[str, Label]]) -> dict[str, dict[str, floa
             table.append(row)
         out[dimension] = fleiss(table)
     return out
+
+
+def cohen(pairs: Sequence[tuple[str, str]], categories: Sequence[str]) -> float:
+    """Cohen's kappa of two raters over (rater A, rater B) value pairs: observed agreement p_o against
+    the agreement p_e their own category shares give by chance, (p_o - p_e) / (1 - p_e). A value outside
+    `categories` (an unparseable label) counts as a category of its own. NaN when there are no pairs or
+    both raters use one and the same category throughout (p_e = 1)."""
+    if not pairs:
+        return math.nan
+    n = len(pairs)
+    values = list(dict.fromkeys([*categories, *(v for pair in pairs for v in pair)]))
+    observed = sum(a == b for a, b in pairs) / n
+    chance = sum((sum(a == v for a, _ in pairs) / n) * (sum(b == v for _, b in pairs) / n) for v in values)
+    return (observed - chance) / (1 - chance) if chance < 1 - 1e-12 else math.nan

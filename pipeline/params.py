@@ -266,6 +266,9 @@ class JudgeParams:
     # Retries of an LLM judge whose reply does not match the schema, before it is recorded unparseable.
     max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=128))
+    # The validation set labelled by reading (docs/method.md §4): a folder of JSONL files that every judge
+    # of `judges` is measured against (stage judge_eval). A profile in its own folder names it as ../.
+    validation: str = paths.VALIDATION.as_posix()
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,10 @@ class PairsParams:
     train: Annotated[float, Range(0, 1, low_open=True)] = 0.8
     val: Share = 0.1
     test: Share = 0.1
+    # docs/method.md §5: "method" puts any attempt above a refusal on answerable contexts; "grounded" makes
+    # no pair whose chosen side is unsupported, contradicted or incorrect (counted as skipped). The
+    # pairs_grounded stage always builds the grounded corpus beside it (data/processed/pairs_grounded).
+    hierarchy: Literal["method", "grounded"] = "method"
 
 
 @dataclass(frozen=True)
@@ -398,8 +405,9 @@ class ScoreParams:
     splits: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["train", "val", "test"])
     batch_tokens: Count = 8192
     max_length: Count = 1024
-    # Eval corpora: pairs, pairs_aug, and external (train.external_pairs, all of it held out as "test").
-    corpora: Annotated[list[Literal["pairs", "pairs_aug", "external"]], NEEDED] = field(
+    # Eval corpora: pairs, pairs_aug, pairs_grounded (the grounded hierarchy's pairs, docs/method.md §5),
+    # and external (train.external_pairs, all of it held out as "test").
+    corpora: Annotated[list[Literal["pairs", "pairs_aug", "pairs_grounded", "external"]], NEEDED] = field(
         default_factory=lambda: ["pairs", "pairs_aug"]
     )
     # Pairs scored per (corpus, split), chosen by a seeded hash of the pair id (the same pairs for every

@@ -18,6 +18,9 @@ from pipeline.records import SPLITS, Pair
 # Inputs a user places (DVC-tracked as one folder; data/external/README.md documents each format).
 EXTERNAL = Path("data/external")
 
+# The validation set labelled by reading, shared by every profile (docs/method.md §4; data/validation/README.md).
+VALIDATION = Path("data/validation")
+
 # decisions
 DECISIONS = Path("data/raw/decisions.jsonl")
 
@@ -30,12 +33,14 @@ CONTEXT_STATS = INTERIM / "contexts_stats.json"
 CANDIDATES = INTERIM / "candidates.jsonl"
 LABELS = INTERIM / "labels"
 
-# pairs, augment: the preference corpora, one folder each with a file per split
+# pairs, augment, pairs_grounded: the preference corpora, one folder each with a file per split
 PROCESSED = Path("data/processed")
 PAIRS = PROCESSED / "pairs"
 PAIRS_AUG = PROCESSED / "pairs_aug"
 AUGMENT_META = PAIRS_AUG / "meta.json"
-CORPORA = {"pairs": PAIRS, "pairs_aug": PAIRS_AUG}
+# pairs_grounded: the pairs under the grounded hierarchy (docs/method.md §5), a run set's corpus beside pairs.
+PAIRS_GROUNDED = PROCESSED / "pairs_grounded"
+CORPORA = {"pairs": PAIRS, "pairs_aug": PAIRS_AUG, "pairs_grounded": PAIRS_GROUNDED}
 
 # score, irac
 SCORES = Path("data/scores")
@@ -64,6 +69,9 @@ REPORTS = Path("reports")
 TRAINING_CURVES = REPORTS / "training"
 PRETRAIN_CURVE = TRAINING_CURVES / "pretrain.csv"
 CURVE_PLOTS = REPORTS / "plots" / "curves"
+# judge_eval: every judge against the validation set
+JUDGE_VALIDITY = REPORTS / "judge_validity.json"
+JUDGE_EVAL_CACHE = CACHE / "judge_eval"
 EXPLORER = REPORTS / "explorer"
 # The bench commands' JSON (make bench); not stage outputs.
 BENCH = REPORTS / "bench"

@@ -5,6 +5,10 @@ Answerable contexts: behaviour (attempted > abstained > unusable); if both attem
 correctness, then completeness -- the first dimension that differs decides. Unanswerable contexts:
 behaviour only (abstained > attempted > unusable). Full ties, identical texts and candidates whose label
 is unparseable give no pair (all counted).
+
+The hierarchy (params pairs.hierarchy) is "method" above, or "grounded": the same decisions, but a pair
+whose chosen side is unsupported, contradicted or incorrect is not made (counted by that reason), so a
+wrong or ungrounded attempt is never taught to beat an honest refusal, nor a worse attempt.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ QUALITY_RANKS = (
     ("correctness", {"correct": 1, "incorrect": 0}),
     ("completeness", {"complete": 1, "incomplete": 0}),
 )
+HIERARCHIES = ("method", "grounded")
+# Under "grounded", a chosen side with one of these labels makes no pair; the first that applies names the
+# skip (skipped_chosen_<value>).
+UNGROUNDED = (("faithfulness", "contradicted"), ("faithfulness", "unsupported"), ("correctness", "incorrect"))
 
 
 @dataclass(frozen=True)
@@ -60,13 +68,22 @@ def compare(a: Label, b: Label, answerable: bool) -> tuple[int, str] | None:
     return None
 
 
+def ungrounded(label: Label) -> str | None:
+    """Why a label may not be a chosen side under the grounded hierarchy (its value), or None."""
+    return next((value for dimension, value in UNGROUNDED if getattr(label, dimension) == value), None)
+
+
 def decide(
     contexts: Mapping[str, Context],
     candidates: Iterable[Candidate],
     labels: Mapping[str, Label],
     variants: Sequence[str],
+    hierarchy: str = "method",
 ) -> tuple[list[Preference], Counter]:
-    """Every decided pair of the contexts whose variant is in `variants`, with counts of what was not."""
+    """Every decided pair of the contexts whose variant is in `variants`, with counts of what was not;
+    `hierarchy` is "method" or "grounded" (module doc)."""
+    if hierarchy not in HIERARCHIES:
+        raise ValueError(f"pairs.hierarchy: unknown hierarchy {hierarchy!r} (known: {', '.join(HIERARCHIES)})")
     stats: Counter = Counter()
     by_context: dict[str, list[Candidate]] = {}
     for cand in candidates:
@@ -95,6 +112,10 @@ def decide(
                 continue
             sign, dimension = verdict
             chosen, rejected = (a, b) if sign > 0 else (b, a)
+            reason = ungrounded(labels[chosen.id]) if hierarchy == "grounded" else None
+            if reason:
+                stats[f"skipped_chosen_{reason}"] += 1
+                continue
             out.append(Preference(context_id, index, chosen.id, rejected.id, dimension))
             stats["pairs"] += 1
         stats["candidates_unparseable"] += sum(labels[c.id].status != "ok" for c in group)

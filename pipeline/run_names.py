@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pipeline.typed import shown
 
 OBJECTIVES = ("dpo", "sft")
-CORPUS_PARTS = ("pairs", "pairs_aug", "external")
+CORPUS_PARTS = ("pairs", "pairs_aug", "pairs_grounded", "external")
 # One spelling per seed: s0, s7, s12 (not s00 or s07, which would name the same adapter folder).
 _NAME = re.compile(r"^(?P<objective>[a-z]+)-(?P<corpus>[a-z_+]+)-s(?P<seed>0|[1-9][0-9]*)$")
 MAX_SEED = 2**32 - 1  # numpy and torch take seeds below 2**32

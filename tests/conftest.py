@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a clone of the project holds that the pipeline needs; data, models and reports are DVC's to make.
-PROJECT_FILES = ["pipeline", "csrc", "dvc.yaml", "params", "data/external", "pyproject.toml", ".dvcignore", ".gitignore"]
+PROJECT_FILES = ["pipeline", "csrc", "dvc.yaml", "params", "data/external", "data/validation", "pyproject.toml", ".dvcignore", ".gitignore"]
 
 
 def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:

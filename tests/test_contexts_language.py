@@ -26,11 +26,15 @@ from pipeline.text import stable_hash
 SOURCED = [v for v in ALL if v != "gold_only"]
 
 
+ZH_SURNAMES = "张李王赵陈刘杨黄周吴"
+
+
 def mixed_corpus(
     zh_decisions: int, zh_per_decision: int, en_decisions: int = 6, en_per_decision: int = 4, zh_names=()
 ):
     """English and Chinese decisions (family = decision), one question per decision on its first passage.
-    Chinese decision d is named zh_names[d] when given, else zh<d>."""
+    Chinese decision d is named zh_names[d] when given, else zh<d>; each is about a party of its own (张某,
+    李某, ...: two cases of one 张某 would keep each other's passages out of their contexts)."""
     passages, languages, qas = [], [], []
     for d in range(en_decisions):
         did = f"en{d}"
@@ -42,11 +46,12 @@ def mixed_corpus(
                       f"{did}/p0", did, "factual", ["a"], []))  # fmt: skip
     for d in range(zh_decisions):
         did = zh_names[d] if d < len(zh_names) else f"zh{d}"
+        party = ZH_SURNAMES[d % len(ZH_SURNAMES)] + "某"
         for p in range(zh_per_decision):
-            text = f"经查明，张某在第{d}号案件中买入股票，第{p}段认定其获利{p + 1}万元。"
+            text = f"经查明，{party}在第{d}号案件中买入股票，第{p}段认定其获利{p + 1}万元。"
             passages.append(Passage(f"{did}/p{p}", did, did, "事实", text, position=p))
             languages.append("zh")
-        qas.append(QA(f"q-{did}", f"张某在第{d}号案件中获利多少？", "答", f"{did}/p0", did, "factual", ["答"], []))
+        qas.append(QA(f"q-{did}", f"{party}在第{d}号案件中获利多少？", "答", f"{did}/p0", did, "factual", ["答"], []))
     return passages, languages, qas
 
 

@@ -407,14 +407,16 @@ def test_parties_get_their_own_questions():
 
 def test_english_synthetic_questions_are_unchanged(built):
     # Captured before the Chinese templates and the new checks: the English default stays byte-identical.
+    # (Re-captured once when the synthetic decisions took unique party names, pipeline/synth/names.py.)
     assert [(q.id, q.question, q.facts, q.gold_passage_id) for q in built[2][:4]] == [
-        ("syn-0001/q1", "What monthly rent did Wong Chi-keung pay for the premises?",
-         ["HK$17,500", "24 September 2016"], "syn-0001/s1"),
-        ("syn-0001/q2", "Is Edmund Siu Man-kit entitled to possession of the home let to Wong Chi-keung?",
-         ["Yes"], "syn-0001/s6"),
-        ("syn-0002/q1", "Can Law Investment Limited get the premises back from Chow Hiu-tung?", ["No"], "syn-0002/s5"),
-        ("syn-0002/q2", "What rule applies to forfeiting the lease held by Chow Hiu-tung when rent goes unpaid?",
-         ["clause 11(a)", "14 days"], "syn-0002/s4"),
+        ("syn-0001/q1", "What monthly rent did Edmund Ho Ching-kiu pay for the premises?",
+         ["HK$32,000", "8 June 2021"], "syn-0001/s1"),
+        ("syn-0001/q2", "Is Kwok Hiu-shan entitled to possession of the home let to Edmund Ho Ching-kiu?",
+         ["No"], "syn-0001/s6"),
+        ("syn-0002/q1", "Can Maple Wharf Investment Limited get the premises back from Yau Yat-fung?", ["No"],
+         "syn-0002/s5"),
+        ("syn-0002/q2", "What rule applies to forfeiting the lease held by Yau Yat-fung when rent goes unpaid?",
+         ["clause 10(a)", "14 days"], "syn-0002/s4"),
     ]  # fmt: skip
 
 

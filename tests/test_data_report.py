@@ -152,6 +152,16 @@ def test_figures_by_language(report):
     assert "## By language" in md and "Gold recall@10" in md
 
 
+def test_contexts_sharing_a_party_name_are_counted(report):
+    # test_pairs' corpus names no party ("party 3" is no name): nothing to clash (test_data_report_parties.py
+    # counts a corpus that does).
+    _, m, md = report
+    assert m["party_clashes"] == {"contexts": 60, "clashing": 0, "by_variant": {}, "skipped_by_stage": None,
+                                  "skipped_by_variant": {}}
+    assert "share a party name (a passage naming a party of another decision of the context, the question's own " \
+           "decision included): **0** of 60; the contexts stage did not count" in md
+
+
 # ------------------------------------------------------------------------------- what ran (header)
 ZH_REFUSAL = "提供的段落没有足够的信息来回答这个问题。"
 

@@ -46,6 +46,16 @@ def test_repro_builds_pairs_with_every_dimension(smoke_repo: Path):
     assert (smoke_repo / "reports/report.md").stat().st_size > 0
 
 
+def test_the_data_report_says_how_valid_each_judge_is(smoke_repo: Path):
+    """judge_eval ran every judge on the validation set and data.md shows it beside the agreement."""
+    validity = json.loads((smoke_repo / "reports/judge_validity.json").read_text(encoding="utf-8"))
+    assert set(validity["judges"]) == {"rule:strict", "rule:lenient"}
+    test_half = validity["judges"]["rule:strict"]["all/test"]["dimensions"]
+    assert test_half["behaviour"]["n"] >= 100 and test_half["faithfulness"]["n"] > 0
+    data_md = (smoke_repo / "reports/data.md").read_text(encoding="utf-8")
+    assert "### Validity against reading" in data_md and "rule:strict | zh |" in data_md
+
+
 def test_dpo_moves_the_model_in_the_direction_of_its_pairs(smoke_repo: Path):
     """On the seeded sample of training pairs the score stage reads (a subset of the pairs the run trained
     on), the DPO adapter raises chosen over rejected relative to the base model."""

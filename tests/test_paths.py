@@ -29,7 +29,9 @@ def _dvc_paths(dvc_file: Path) -> set[str]:
         stage = stage.get("do", stage)  # foreach/matrix stages keep their body under `do`
         for entry in [*stage.get("deps", []), *stage.get("outs", []), *stage.get("metrics", []),
                       *stage.get("plots", [])]:
-            named.add(entry if isinstance(entry, str) else next(iter(entry)))
+            entry = entry if isinstance(entry, str) else next(iter(entry))
+            # A profile in its own folder names the root's shared inputs as ../ (scripts/profile_pipeline.py).
+            named.add(entry.removeprefix("../") if dvc_file.parent != ROOT else entry)
     return named
 
 

@@ -30,7 +30,7 @@ def test_every_stage_runs_the_same_code_on_the_profile_params():
         mine = real[name].get("do", real[name])
         stage = stage.get("do", stage)
         assert mine["cmd"] == f"{stage['cmd']} --params ../params/real.yaml"
-        shared = ("pipeline", "csrc", "params/", "data/external")
+        shared = ("pipeline", "csrc", "params/", "data/external", "data/validation")
         code = {d for d in stage.get("deps", []) if isinstance(d, str) and d.startswith(shared)}
         assert {f"../{d}" for d in code} <= set(mine.get("deps", []))
         assert all(not d.startswith(shared) for d in mine.get("deps", []) if isinstance(d, str))
@@ -43,7 +43,8 @@ def test_every_path_dependency_of_the_profile_exists():
     """Each stage's dependency outside the profile's own outputs resolves from real/ (DVC stops on one
     that does not, as on params/accelerate before it was relocated)."""
     real = yaml.safe_load((ROOT / "real" / "dvc.yaml").read_text())["stages"]
-    outs = {o if isinstance(o, str) else next(iter(o)) for s in real.values() for o in s.get("do", s).get("outs", [])}
+    outs = {o if isinstance(o, str) else next(iter(o)) for s in real.values()
+            for o in [*s.get("do", s).get("outs", []), *s.get("do", s).get("metrics", [])]}
     for name, stage in real.items():
         for dep in stage.get("do", stage).get("deps", []):
             dep = dep if isinstance(dep, str) else next(iter(dep))

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pipeline import paths
 from pipeline.judges.base import Judge, JudgeItem, file_name, labels_file
 from pipeline.judges.rule import RuleJudge
 
-__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "make_judge"]
+__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "cached_factory", "make_judge"]
 
 
 def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:
@@ -26,7 +27,7 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
         if not name:
             raise ValueError(f"judge {spec!r}: expected 'llm:<backend>:<model>'")
         if generator_factory is None:
-            generator_factory = _default_factory(params)
+            generator_factory = cached_factory(params)
         return LLMJudge(
             spec, generator_factory(name), params.judge.max_retries, params.judge.decoding, params.seed
         )
@@ -35,11 +36,12 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
     )
 
 
-def _default_factory(params: Any) -> Callable[[str], Any]:
+def cached_factory(params: Any, cache_dir: Path = paths.JUDGE_CACHE) -> Callable[[str], Any]:
+    """Builds an LLM judge's generator whose calls go through the response cache under `cache_dir`."""
     from pipeline import backends
     from pipeline.backends.cache import CachedGenerator
 
     def build(backend_spec: str) -> Any:
-        return CachedGenerator(backends.make_generator(backend_spec, params.generate), paths.JUDGE_CACHE)
+        return CachedGenerator(backends.make_generator(backend_spec, params.generate), cache_dir)
 
     return build

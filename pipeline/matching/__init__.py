@@ -133,19 +133,53 @@ def haystack(text: str, lang: str | None = None) -> set[str]:
 
 
 # Names of parties: an English run of capitalised words ("Chan Tai-man", "Chu Investment Limited"), a
-# Chinese party written as surname + 某 (孙某, 赵某某). 某 after a role or a particle is a determiner
-# (被告某物流有限公司: "a certain logistics company"), not a name.
+# Chinese party written as surname + 某 (孙某, 赵某某, 张某甲), or anonymised as published: surname + an
+# index (曹x0, 朱0, 黄1). 某 after a role or a particle is a determiner (被告某物流有限公司: "a certain
+# logistics company"), not a name.
 _EN_NAME = re.compile(r"[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*")
-_ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+")
+_ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+[甲乙丙丁戊己庚辛壬癸]?")
 _ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某")
+# An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
+# no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
+_ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
+_ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蔡蒋余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范廖石金韦贾夏付方邹熊白孟秦邱侯江尹薛闫段雷龙黎史陶贺毛郝顾龚邵万钱严覃"
+    "武戴莫孔汤易常温康施文牛樊葛邢安齐伍庞颜倪庄聂章鲁岳翟殷詹申耿关兰焦俞左柳甘祝包宁尚符舒阮柯"
+    "纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古"
+    "吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫"
+    "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
+)
+_ZH_ANON = re.compile(
+    rf"({'|'.join(_ZH_COMPOUND_SURNAMES)}|[{''.join(sorted(set(_ZH_SURNAMES) - _ZH_NOT_SURNAME - set('万时方应常成全文和')))}])"
+    r"([xX][0-9]{1,3}|[0-9]{1,2})"
+    r"(?![0-9xX年月日号时分秒元万千百亿%％条款项个次名件套间倍层楼栋室岁周期届米吨克斤亩股份张辆台部把只头处]"
+    r"|[.．,，:：][0-9])"
+)
+
+
+def _zh_names(text: str) -> list[frozenset[str]]:
+    """Chinese party names in text order: X某 names as their content words, anonymised names as
+    {surname, index} (曹x0 and 曹x1 share 曹 and differ in the index, as 李某 and 张某 share 某)."""
+    found: list[tuple[int, frozenset[str]]] = []
+    for match in _ZH_NAME.finditer(text):
+        if match.group(1) in _ZH_NOT_SURNAME:
+            continue
+        start, name = match.start(), match.group(0)
+        compound = text[max(0, start - 1) : start + 1]
+        if compound in _ZH_COMPOUND_SURNAMES:
+            start, name = start - 1, compound + name[1:]
+        found.append((start, frozenset(content_words(name, "zh"))))
+    found += [(a.start(), frozenset({a.group(1), a.group(2).lower()})) for a in _ZH_ANON.finditer(text)]
+    return [name for _, name in sorted(found, key=lambda f: f[0])]
 
 
 def names(text: str, lang: str | None = None, skip_first: bool = False) -> list[frozenset[str]]:
-    """The names in a text, each as its set of content words (content_words' form). `skip_first` leaves
-    out the text's first word (the "Did"/"Was" of an English question)."""
+    """The names in a text, each as its set of content words (content_words' form; an anonymised
+    Chinese name as its surname and index). `skip_first` leaves out the text's first word (the
+    "Did"/"Was" of an English question)."""
     if _lang(text, lang) == "zh":
-        found = [m.group(0) for m in _ZH_NAME.finditer(text) if m.group(1) not in _ZH_NOT_SURNAME]
-        return [frozenset(content_words(n, "zh")) for n in found]
+        return _zh_names(text)
     if skip_first:
         text = re.sub(r"^\s*\S+", "", text)
     runs = (frozenset(content_words(n, "en")) for n in _EN_NAME.findall(text))

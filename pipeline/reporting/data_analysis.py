@@ -15,7 +15,9 @@ from pipeline.judges.inputs import InterimData
 from pipeline.params import Params
 from pipeline.preferences import assign_splits, decide, robustness
 from pipeline.records import PAIR_DIMENSIONS, SPLITS, Decision, Label, Pair
+from pipeline.reporting.data_hierarchy import hierarchy_counts
 from pipeline.reporting.data_languages import by_language
+from pipeline.reporting.data_parties import party_clashes
 from pipeline.reporting.transitions import transition
 
 
@@ -110,11 +112,11 @@ def judge_robustness(
 ):
     """Pairs rebuilt from each non-primary judge against the primary's: overall and on the test split."""
     (_primary_name, primary), others = judges[0], judges[1:]
-    base, _ = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants)
+    base, _ = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants, params.pairs.hierarchy)
     test = [p for p in base if splits.get(corpus.contexts[p.context_id].qa_id) == "test"]
     out = {}
     for name, labels in others:
-        rebuilt, _ = decide(corpus.contexts, corpus.candidates, labels, params.pairs.variants)
+        rebuilt, _ = decide(corpus.contexts, corpus.candidates, labels, params.pairs.variants, params.pairs.hierarchy)
         out[name] = {"overall": robustness(base, rebuilt), "test": robustness(test, rebuilt)}
     return out
 
@@ -126,7 +128,7 @@ def build_metrics(corpus: InterimData, decisions: Sequence[Decision], judges, pa
     adds those). `context_stats`: the contexts stage's language counts (its cross-language fill-ins)."""
     primary = judges[0][1]
     splits = assign_splits(corpus.qas, params.seed, (params.pairs.train, params.pairs.val, params.pairs.test))
-    _, skipped = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants)
+    _, skipped = decide(corpus.contexts, corpus.candidates, primary, params.pairs.variants, params.pairs.hierarchy)
     return {
         "corpus": {
             "decisions": len(decisions),
@@ -154,6 +156,8 @@ def build_metrics(corpus: InterimData, decisions: Sequence[Decision], judges, pa
         "agreement": agreement([lab for _, lab in judges]),
         "robustness": judge_robustness(corpus, judges, params, splits) if len(judges) > 1 else {},
         "by_language": by_language(corpus, decisions, primary, pairs, params, embeddings, context_stats),
+        "party_clashes": party_clashes(corpus, decisions, params, context_stats),
+        "hierarchies": hierarchy_counts(corpus, primary, params),
     }
 
 

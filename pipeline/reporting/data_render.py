@@ -9,6 +9,7 @@ from typing import Any
 from pipeline.data_sources import sources_text
 from pipeline.params import Params
 from pipeline.records import PAIR_DIMENSIONS, SPLITS
+from pipeline.reporting import judge_validity
 from pipeline.reporting.markdown import table
 
 
@@ -47,10 +48,13 @@ def render(m: dict[str, Any], params: Params) -> str:
         *(render_skips(m["imports"]) if m.get("imports") else []),
         *(render_label_noise(m["label_noise"]) if m.get("label_noise") else []),
     ]
-    out += _corpus(m["corpus"]) + _quality(m["quality"]) + _pairs(m["pairs"])
+    out += _corpus(m["corpus"]) + (render_party_clashes(m["party_clashes"]) if "party_clashes" in m else [])
+    out += _quality(m["quality"]) + _pairs(m["pairs"])
+    out += render_hierarchies(m["hierarchies"]) if "hierarchies" in m else []
     out += _lengths(m["length"]) + _rewrites(m["augmentation"], params.augment.rewriter, primary)
     out += ["## Judges", "", _table(["judge", "labels", "unparseable"],
                                     [[j, v["labels"], v["unparseable"]] for j, v in m["judges"].items()]), ""]
+    out += judge_validity.render(m.get("validity"))
     out += render_languages(m["by_language"])
     out += _agreement(m["agreement"], m["robustness"])
     return "\n".join(out)
@@ -64,6 +68,17 @@ def _corpus(c: dict[str, Any]) -> list[str]:
                        ("candidates by generator", "candidates_by_generator")):
         out += [_table([title, "count"], sorted(c[key].items())), ""]
     return out
+
+
+def render_party_clashes(clashes: dict[str, Any]) -> list[str]:
+    """Contexts holding passages of two decisions that share a party name (pipeline/retrieval/parties.py)."""
+    skipped = clashes.get("skipped_by_stage")
+    by_variant = ", ".join(f"{v} {n}" for v, n in clashes["by_variant"].items() if n)
+    return [f"Contexts holding passages of two decisions that share a party name (a passage naming a party of "
+            f"another decision of the context, the question's own decision included): **{clashes['clashing']}** "
+            f"of {clashes['contexts']}" + (f" ({by_variant})" if by_variant else "") + "; the contexts stage "
+            + (f"passed over {skipped} such candidates for the next ones." if skipped is not None
+               else "did not count the candidates it passed over (a run before the rule)."), ""]
 
 
 def _quality(quality: dict[str, Any]) -> list[str]:
@@ -81,6 +96,19 @@ def _pairs(pairs: dict[str, Any]) -> list[str]:
             _table(["split", *PAIR_DIMENSIONS, "total"],
                    [[s, *(pc[s][d] for d in PAIR_DIMENSIONS), pc[s]["total"]] for s in SPLITS]), "",
             "Not paired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items())) + ".", ""]
+
+
+def render_hierarchies(h: dict[str, Any]) -> list[str]:
+    """The pairs each preference hierarchy makes from the primary judge's labels (docs/method.md §5)."""
+    names = [k for k in h if k != "in_use"]
+    reasons = ("unsupported", "contradicted", "incorrect")
+    rows = [[f"{name} (in use)" if name == h["in_use"] else name, h[name]["pairs"],
+             *(h[name]["by_dimension"].get(d, 0) for d in PAIR_DIMENSIONS),
+             *(h[name]["not_made"].get(r, 0) for r in reasons)] for name in names]
+    return ["Pairs under each preference hierarchy (pairs.hierarchy; `method`: any attempt above a refusal on "
+            "answerable contexts; `grounded`: no pair whose chosen side is unsupported, contradicted or "
+            "incorrect, counted by that reason):", "",
+            _table(["hierarchy", "pairs", *PAIR_DIMENSIONS, *(f"not made: chosen {r}" for r in reasons)], rows), ""]
 
 
 def _lengths(length: dict[str, Any]) -> list[str]:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.records import QA, SAFE_ID, Context, Passage
+from pipeline.retrieval.parties import Guard, PartyIndex
 from pipeline.retrieval.rank import Retriever, Ties
 from pipeline.sampling import seeded_order
 from pipeline.text import stable_hash
@@ -98,6 +99,8 @@ def build_contexts(
     pool: int,
     progress: Callable[[int], None] | None = None,
     languages: Sequence[str] | None = None,
+    parties: PartyIndex | None = None,
+    skips: Counter | None = None,
 ) -> list[Context]:
     """One Context per (question, variant), sorted by id.
 
@@ -110,6 +113,10 @@ def build_contexts(
     `languages[i]` is the language of `passages[i]` (None: one language). A question's distractors come
     from its gold passage's language; passages of other languages fill in only once that language has no
     candidate left outside the family. gold_surrounding stays in one decision, hence one language.
+
+    With `parties` (pipeline/retrieval/parties.py), a candidate that names a party of another decision of
+    the context (the question's own decision always counts) is passed over for the next one; `skips`
+    counts them per variant.
     """
     if k < 1:
         raise ValueError(f"contexts.k must be >= 1, got {k}")
@@ -183,7 +190,13 @@ def build_contexts(
                 else None
             )
             seen = {norm_text[gold]}
-            chosen, exhausted = _draw(own, need, spec.source, qi, rng, retrievers, pool, norm_text, seen)
+            guard = (
+                Guard.start(parties, passages[gold].decision_id, [gold] if spec.answerable else [])
+                if parties is not None
+                else None
+            )
+            chosen, exhausted = _draw(own, need, spec.source, qi, rng, retrievers, pool, norm_text, seen,
+                                      guard=guard)
             if len(chosen) < need and exhausted and foreign[lang]:
                 members = sorted(foreign[lang])
                 others = Pool(
@@ -194,9 +207,11 @@ def build_contexts(
                 )
                 more, _ = _draw(
                     others, need - len(chosen), spec.source, qi, rng, retrievers, pool, norm_text, seen,
-                    _seeded_ties(members, passages, seed, qa.id),
+                    _seeded_ties(members, passages, seed, qa.id), guard,
                 )
                 chosen += more
+            if guard is not None and skips is not None:
+                skips[variant] += guard.skipped
             if len(chosen) < need:
                 outside = len(passages) - len(family)
                 raise ContextError(
@@ -204,7 +219,9 @@ def build_contexts(
                     "family",
                     f"variant {variant} needs {need} distractors outside family {qa.family!r}, found only "
                     f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool}"
-                    + (f", other languages filling in once {lang!r} runs out)" if foreign[lang] else ")"),
+                    + (f", other languages filling in once {lang!r} runs out" if foreign[lang] else "")
+                    + (f", {guard.skipped} passed over for naming a party of another decision of the context"
+                       if guard is not None and guard.skipped else "") + ")",
                 )
             if spec.answerable:
                 slot = gold_slot(qa.id, variant, k)
@@ -253,16 +270,35 @@ def _draw(
     norm_text: list[str],
     seen: set[str],
     ties: Ties | None = None,
+    guard: Guard | None = None,
 ) -> tuple[list[int], bool]:
     """Up to `need` distinct distractors from `where`, best first, and whether `where` ran dry (every
     candidate was looked at), which alone lets another language fill in: a short list from a full pool
     means duplicates ate the pool, not that the language lacks passages. `ties`: the retriever's order
-    among zero scores."""
-    if rng is not None:
-        ranked = _random_order(rng, where.members, where.family, where.outside, need + pool)
-    else:
-        ranked = retrievers[source].top(qi, pool, where.skip, ties)
-    return _distinct(ranked, norm_text, seen, need), len(ranked) >= where.outside
+    among zero scores. With a `guard`, candidates that clash with the context's parties are passed over
+    (and counted on it); where they leave the list short, the draw is made again from twice the pool
+    (a retriever's longer list starts with the shorter one), so a name shared across many decisions
+    never ends the stage while unseen candidates remain."""
+    want = pool
+    state = rng.getstate() if rng is not None else None
+    while True:
+        if rng is not None and state is not None:
+            rng.setstate(state)
+            ranked = _random_order(rng, where.members, where.family, where.outside, need + want)
+        else:
+            ranked = retrievers[source].top(qi, want, where.skip, ties)
+        tried = set(seen)
+        trial = guard.copy() if guard is not None else None
+        chosen = _distinct(ranked, norm_text, tried, need, trial)
+        exhausted = len(ranked) >= where.outside
+        short_by_skips = guard is not None and trial is not None and trial.skipped > guard.skipped
+        if len(chosen) == need or exhausted or not short_by_skips:
+            break
+        want *= 2
+    seen |= tried
+    if guard is not None and trial is not None:
+        guard.decisions, guard.shown, guard.skipped = trial.decisions, trial.shown, trial.skipped
+    return chosen, exhausted
 
 
 def _seeded_ties(members: Sequence[int], passages: Sequence[Passage], seed: int, qa_id: str) -> Ties:
@@ -294,12 +330,17 @@ def _random_order(
     return out
 
 
-def _distinct(ranked: Sequence[int], norm_text: list[str], seen: set[str], need: int) -> list[int]:
+def _distinct(
+    ranked: Sequence[int], norm_text: list[str], seen: set[str], need: int, guard: Guard | None = None
+) -> list[int]:
     """The first `need` of `ranked` whose text is not in `seen` (the gold's and earlier picks'), which
-    it extends, so a fill-in never repeats a text the question's own language already gave."""
+    it extends, so a fill-in never repeats a text the question's own language already gave; with a
+    `guard`, only those it admits (no party of another decision of the context)."""
     out: list[int] = []
     for i in ranked:
         if norm_text[i] in seen:
+            continue
+        if guard is not None and not guard.admit(i):
             continue
         seen.add(norm_text[i])
         out.append(i)

@@ -6,6 +6,9 @@ contexts counts them per language and variant (pipeline/retrieval/languages.py).
 Dense variants rank each question with its language's embedding model, and stop before embedding when that
 model's tokenizer does not cover the language (contexts.dense_language_models, allow_uncovered_language;
 pipeline/retrieval/build.py).
+A distractor that names a party of another decision of its context (the question's own decision always
+counts: another judgment's 李某, a reused synthetic name) is passed over for the next candidate
+(pipeline/retrieval/parties.py); contexts_stats.json counts them per variant (`party_name_skips`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 import time
+from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
@@ -20,7 +24,7 @@ from tqdm import tqdm
 from pipeline import paths
 from pipeline.io import InputError, iter_json, read_records, write_json, write_records
 from pipeline.records import QA, Decision, Passage
-from pipeline.retrieval import build, languages
+from pipeline.retrieval import build, languages, parties
 from pipeline.retrieval.rank import Retriever
 from pipeline.retrieval.variants import ContextError, build_contexts, no_answer, sources
 from pipeline.stages import path_options, run, start
@@ -45,7 +49,10 @@ def main(argv: list[str] | None = None) -> None:
     needed = sources(cfg.variants)
     passages = read_records(args.passages, Passage)
     qas = read_records(args.qa, QA)
-    passage_languages = _languages(args, params, passages)
+    decisions = read_records(args.decisions, Decision)
+    passage_languages = _languages(args, params, passages, decisions)
+    party_index = parties.index_corpus(decisions, passages, qas, passage_languages)
+    party_skips: Counter = Counter()
     # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants.
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     try:
@@ -61,6 +68,8 @@ def main(argv: list[str] | None = None) -> None:
                 cfg.pool,
                 progress=bar.update,
                 languages=passage_languages,
+                parties=party_index,
+                skips=party_skips,
             )
     except (ContextError, languages.UnknownGold) as exc:
         line = next(
@@ -69,6 +78,8 @@ def main(argv: list[str] | None = None) -> None:
         raise InputError(args.qa, line, exc.field, f"question {exc.qa_id!r}: {exc.message}") from None
     count = write_records(args.out, contexts)
     stats = languages.fill_ins(contexts, qas, passages, passage_languages, cfg.variants)
+    stats["party_name_skips"] = {v: party_skips[v] for v in cfg.variants if v in party_skips}
+    stats["party_name_skips_total"] = sum(party_skips.values())
     write_json(args.stats, stats)
     short = sum(1 for c in contexts if c.variant != "gold_only" and len(c.passage_ids) < cfg.k)
     # Imported questions with no answer (SQuAD 2.0 "impossible"): all their contexts are unanswerable.
@@ -78,13 +89,14 @@ def main(argv: list[str] | None = None) -> None:
         f"{impossible} questions without an answer, unanswerable in every variant) "
         f"from {len(passages)} passages; {short} shorter than k (gold_surrounding in small decisions); "
         f"{stats['fill_ins_total']} distractors in another language than the question's, where its language "
-        f"ran short ({args.stats}) -> {args.out} in {time.perf_counter() - started:.1f}s"
+        f"ran short; {stats['party_name_skips_total']} candidates passed over for naming a party of another "
+        f"decision of the context ({args.stats}) -> {args.out} in {time.perf_counter() - started:.1f}s"
     )
 
 
-def _languages(args: argparse.Namespace, params, passages: list[Passage]) -> list[str]:
+def _languages(args: argparse.Namespace, params, passages: list[Passage], decisions: list[Decision]) -> list[str]:
     """Each passage's language, from its decision's record or the outside QA set's declared language."""
-    decision_language = {d.id: d.language for d in read_records(args.decisions, Decision)}
+    decision_language = {d.id: d.language for d in decisions}
     try:
         return languages.passage_languages(passages, decision_language, languages.imported(params.corpus.qa_import))
     except languages.UnknownDecision as exc:

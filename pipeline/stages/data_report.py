@@ -2,7 +2,8 @@
 number) and reports/data_metrics.json (the headline numbers `dvc metrics` lists).
 
 Corpus statistics, answer quality by variant and generator, pair counts, length by transition before
-and after augmentation, judge agreement and robustness, unparseable labels; and by question language:
+and after augmentation, judge validity against the validation set labelled by reading (stage judge_eval), judge agreement and
+robustness, unparseable labels; and by question language:
 labels by behaviour, pairs by dimension and BM25 vs dense gold recall@10 (is each language read at all?).
 When an import is on: the records each import left out under `on_invalid: skip`, by reason, with the
 first locations (file:line and JSON path), so a skip never hides how much of a published set was lost;
@@ -27,6 +28,7 @@ from pipeline.judges import labels_file
 from pipeline.judges.inputs import load_interim, load_labels
 from pipeline.params import Params
 from pipeline.records import Decision
+from pipeline.reporting import judge_validity
 from pipeline.reporting.data_analysis import build_metrics, headline_metrics, without_nan
 from pipeline.reporting.data_render import render, render_skips  # noqa: F401 (tests/test_import_invalid.py)
 from pipeline.reporting.label_noise import label_noise
@@ -82,9 +84,12 @@ def main(argv: list[str] | None = None) -> None:
         metrics["imports"] = imports
     if params.corpus.qa_import.format != "none":  # the imported set's label noise (and a baseline)
         metrics["label_noise"] = label_noise(corpus, decisions, imports, params)
+    # Each judge against the validation set labelled by reading (stage judge_eval).
+    metrics["validity"] = judge_validity.summary(json_or(paths.JUDGE_VALIDITY, None))
     metrics = without_nan(metrics)
     write_json(paths.REPORTS / "data_details.json", metrics)
-    write_json(paths.REPORTS / "data_metrics.json", headline_metrics(metrics))
+    write_json(paths.REPORTS / "data_metrics.json",
+               headline_metrics(metrics) | {"validity": judge_validity.headline(metrics["validity"])})
     write_text(paths.REPORTS / "data.md", render(metrics, params) + "\n")
     print(
         f"data_report: {len(pairs)} pairs, {metrics['pairs']['augmented']} rewritten, "

@@ -10,7 +10,9 @@ semantic ones (issue, rule, application, benefit, ...) may restate it in other w
   conclusion and the qualifier phrases (payment_terms, cold_shoulder_qualifier, ...).
 - criminal_sentencing: starting point, plea discount, sentence, suspension, compensation.
 - residential_tenancy: rent, arrears, deposit deductions, possession.
-A decision depends only on (seed, its id, its case type); the order of case types is seeded.
+A decision depends only on (seed, its id, its case type) and the party and company names it takes from
+the corpus's seeded name pools (pipeline/synth/names.py: no two decisions share one); the order of case
+types is seeded.
 `QUESTIONS[case_type]` lists the question templates the corpus stage applies to these fields.
 """
 
@@ -20,11 +22,12 @@ import random
 from collections.abc import Callable, Mapping
 
 from pipeline.records import Decision
-from pipeline.synth import criminal, insider, tenancy
+from pipeline.synth import criminal, insider, names, tenancy
+from pipeline.synth.names import NamePool, Names
 from pipeline.synth.questions import QuestionTemplate
 from pipeline.text import stable_hash
 
-BUILDERS: dict[str, Callable[[random.Random, str], Decision]] = {
+BUILDERS: dict[str, Callable[[random.Random, str, Names], Decision]] = {
     insider.CASE_TYPE: insider.build,
     criminal.CASE_TYPE: criminal.build,
     tenancy.CASE_TYPE: tenancy.build,
@@ -62,11 +65,30 @@ def generate_decisions(n: int, case_mix: Mapping[str, float], seed: int) -> list
     if n < 0:
         raise ValueError(f"decisions.n_decisions must be >= 0, got {n}")
     counts = allocate(n, case_mix)
+    if not names.fits(counts):
+        raise names.capacity_error(n, counts, max_decisions(case_mix), case_mix)
     order = [name for name, count in counts.items() for _ in range(count)]
     random.Random(stable_hash(seed, "case-order", n)).shuffle(order)
+    pool = NamePool(seed)
     decisions = []
     for index, case_type in enumerate(order, start=1):
         decision_id = f"syn-{index:04d}"
         rng = random.Random(stable_hash(seed, "decision", decision_id, case_type))
-        decisions.append(BUILDERS[case_type](rng, decision_id))
+        decisions.append(BUILDERS[case_type](rng, decision_id, pool.take(case_type)))
     return decisions
+
+
+def max_decisions(case_mix: Mapping[str, float]) -> int:
+    """The most synthetic decisions `case_mix` allows, each with its own names (pipeline/synth/names.py).
+    Counted down from a bound: a type's count is within one of its share, so beyond the bound some pool is
+    short; below it the counts of `allocate` need not grow with n, so each n is checked."""
+    total = sum(case_mix.values())
+    bounds = []
+    for which, size in enumerate(names.pool_sizes()):
+        rate = sum(w * names.NEEDS[t][which] for t, w in case_mix.items()) / total
+        if rate > 0:
+            bounds.append(int((size + sum(need[which] for need in names.NEEDS.values())) / rate) + 1)
+    n = min(bounds)
+    while n > 0 and not names.fits(allocate(n, case_mix)):
+        n -= 1
+    return n

@@ -1,4 +1,4 @@
-"""Building blocks shared by the synthetic case types: formatting, name pools, section assembly.
+"""Building blocks shared by the synthetic case types: formatting, word lists, section assembly.
 
 Every case type draws from the same pools and formats (HK$ amounts with thousands separators, dates
 like "12 March 2021", durations like "18 months"), so passages of one case type look alike across
@@ -23,11 +23,6 @@ SURNAMES = [
     "Tsang", "Fung", "Mak", "Poon", "Siu", "Yeung", "Choi", "Law", "Kwan", "Tam", "Hui", "Lo", "Chu",
     "Au", "Lai", "Sze", "Ma",
 ]
-GIVEN = [
-    "Tai-man", "Mei-ling", "Ka-ho", "Siu-fong", "Wing-kei", "Chi-keung", "Hoi-yan", "Man-kit", "Suk-yee",
-    "Kwok-wai", "Yuk-lan", "Chun-hei", "Pui-shan", "Wai-lun", "Ngan-ting", "Kin-fai", "Lok-yin",
-    "Sze-wing", "Hon-ming", "Ching-yi", "Ming-fai", "Hiu-tung", "Yat-sing", "Wai-yee",
-]
 WESTERN = [
     "Peter", "Amanda", "David", "Grace", "Michael", "Vivian", "Stephen", "Karen", "Raymond", "Elaine",
     "Anthony", "Joyce", "Patrick", "Winnie", "Kelvin", "Natalie", "Edmund", "Fiona",
@@ -47,12 +42,12 @@ NUMBER_WORDS = {
 }
 
 
-def person(rng: random.Random) -> str:
-    """A Hong Kong style name: "Chan Tai-man", or an English given name first: "Peter Lau Ka-ho"."""
-    surname, given = rng.choice(SURNAMES), rng.choice(GIVEN)
+def person(rng: random.Random, core: str) -> str:
+    """A Hong Kong style name from its core (pipeline/synth/names.py): "Chan Tai-man", or with an English
+    given name first: "Peter Chan Tai-man"."""
     if rng.random() < 0.3:
-        return f"{rng.choice(WESTERN)} {surname} {given}"
-    return f"{surname} {given}"
+        return f"{rng.choice(WESTERN)} {core}"
+    return core
 
 
 def hkd(amount: int) -> str:

@@ -20,6 +20,7 @@ from pipeline.synth.common import (
     round_to,
     years,
 )
+from pipeline.synth.names import Names
 from pipeline.synth.questions import QuestionTemplate
 
 CASE_TYPE = "criminal_sentencing"
@@ -150,8 +151,8 @@ FIELD_TYPES = {
     "guideline_case": "name", "guideline_range": "text", "aggravation": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
 }  # fmt: skip
 
-def build(rng: random.Random, decision_id: str) -> Decision:
-    defendant = person(rng)
+def build(rng: random.Random, decision_id: str, names: Names) -> Decision:
+    defendant = person(rng, names.people[0])
     offence, act_tpl, statute, _ = rng.choice(OFFENCES)
     district = rng.choice(DISTRICTS)
     amount = round_to(rng.uniform(8_000, 900_000), 500)

@@ -18,15 +18,11 @@ from pipeline.synth.common import (
     round_to,
     years,
 )
+from pipeline.synth.names import Names
 from pipeline.synth.questions import QuestionTemplate
 
 CASE_TYPE = "insider_trading"
 
-PREFIXES = [
-    "Harbour", "Golden", "Pacific", "Jade", "Orient", "Silver", "Kowloon", "Pearl", "Summit", "Evergreen",
-    "Lotus", "Victoria", "Dragon", "Crystal", "Sunrise", "Phoenix", "Ocean", "Imperial", "Bauhinia", "Lion",
-]
-MIDDLES = ["Crest", "Bay", "Star", "Peak", "Bridge", "Gate", "Link", "Field", "Point", "Rise", "Gold", "Tech"]
 SUFFIXES = [
     "Holdings Limited", "Group Limited", "International Holdings Limited", "Technology Limited",
     "Properties Limited", "Resources Limited", "Logistics Limited",
@@ -141,9 +137,8 @@ QUESTIONS = [
 ]
 
 
-def _company(rng: random.Random) -> tuple[str, str]:
-    short = f"{rng.choice(PREFIXES)} {rng.choice(MIDDLES)}"
-    return f"{short} {rng.choice(SUFFIXES)}", short
+def _company(rng: random.Random, short: str) -> str:
+    return f"{short} {rng.choice(SUFFIXES)}"
 
 
 # Declared value types (docs/method.md §1). Durations, multiples and citations have no type of their own in the
@@ -157,12 +152,11 @@ FIELD_TYPES = {
     "rule_exception": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
 }  # fmt: skip
 
-def build(rng: random.Random, decision_id: str) -> Decision:
-    respondent = person(rng)
-    company, company_short = _company(rng)
-    other, _ = _company(rng)
-    while other == company:
-        other, _ = _company(rng)
+def build(rng: random.Random, decision_id: str, names: Names) -> Decision:
+    respondent = person(rng, names.people[0])
+    company_short = names.companies[0]
+    company = _company(rng, company_short)
+    other = _company(rng, names.companies[1])
     role = rng.choice(ROLES)
     code = f"{rng.randint(1, 9999):04d}"
     event_tpl, _, rises = rng.choice(EVENTS)

@@ -20,6 +20,7 @@ from pipeline.synth.common import (
     random_date,
     round_to,
 )
+from pipeline.synth.names import Names
 from pipeline.synth.questions import QuestionTemplate
 
 CASE_TYPE = "residential_tenancy"
@@ -120,14 +121,12 @@ FIELD_TYPES = {
     "deposit": "money", "deposit_deduction": "money", "deduction_reason": "text", "issue": "text", "rule": "text", "application": "text", "conclusion": "text",
 }  # fmt: skip
 
-def build(rng: random.Random, decision_id: str) -> Decision:
+def build(rng: random.Random, decision_id: str, names: Names) -> Decision:
     if rng.random() < 0.4:
-        landlord = f"{rng.choice(SURNAMES)} {rng.choice(LANDLORD_FIRMS)} Limited"
+        landlord = f"{names.companies[0]} {rng.choice(LANDLORD_FIRMS)} Limited"
     else:
-        landlord = person(rng)
-    tenant = person(rng)
-    while tenant == landlord:
-        tenant = person(rng)
+        landlord = person(rng, names.people[1])
+    tenant = person(rng, names.people[0])
     flat = f"Flat {rng.choice('ABCDEFGH')}, {rng.randint(1, 40)}/F"
     street_no = rng.randint(1, 300)
     street, district = rng.choice(STREETS), rng.choice(DISTRICTS)

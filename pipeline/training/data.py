@@ -1,6 +1,7 @@
 """Training examples from pairs: corpus selection, tokenization, the over-long policy, the seeded cap.
 
-A corpus name is one or more of "pairs", "pairs_aug", "external" joined by "+" ("pairs+external").
+A corpus name is one or more of "pairs", "pairs_aug", "pairs_grounded", "external" joined by "+"
+("pairs+external").
 Every pair is tokenized here, once, with the shared rendering of pipeline.models.prompting, so DPO,
 SFT and scoring see identical tokens. Pairs longer than max_length are never silently lost: the policy
 (pipeline.models.fitting) drops whole distractor passages, never the gold one, the question or the rules,
@@ -58,7 +59,8 @@ def corpus_parts(corpus: str) -> list[str]:
     parts = corpus.split("+")
     for part in parts:
         if part not in paths.CORPORA and part != EXTERNAL:
-            raise ValueError(f"unknown corpus part {part!r} in {corpus!r} (known: pairs, pairs_aug, external)")
+            raise ValueError(f"unknown corpus part {part!r} in {corpus!r} (known: {', '.join(paths.CORPORA)}, "
+                             f"{EXTERNAL})")
     return parts
 
 

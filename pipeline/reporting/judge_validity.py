@@ -1,0 +1,81 @@
+"""The judge section's validity part of the data report: how often each judge agrees with a careful reader
+(stage judge_eval, reports/judge_validity.json), beside how often the judges agree with each other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.records import LABEL_DIMENSIONS
+from pipeline.reporting.markdown import table
+
+# The half every headline figure comes from: judge rules are written on dev, never on test.
+REPORTED_HALF = "test"
+SCOPES = ("en", "zh", "all")
+COLUMNS = (*LABEL_DIMENSIONS, "completeness_when_correct")
+
+
+def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Per judge and language (test half), per dimension: n, agreement, its interval and kappa; the
+    primary judge's confusion matrices pooled over languages. None when judge_eval has not run."""
+    if not validity:
+        return None
+    out: dict[str, Any] = {"set": validity["set"], "judges": {}}
+    for judge, scopes in validity["judges"].items():
+        out["judges"][judge] = {
+            lang: {d: {k: s["dimensions"][d][k] for k in ("n", "agreement", "ci", "kappa")} for d in COLUMNS}
+            for lang in SCOPES if (s := scopes.get(f"{lang}/{REPORTED_HALF}"))}
+    primary = next(iter(validity["judges"]), None)
+    if primary and f"all/{REPORTED_HALF}" in validity["judges"][primary]:
+        dims = validity["judges"][primary][f"all/{REPORTED_HALF}"]["dimensions"]
+        out["confusion"] = {"judge": primary, **{d: dims[d]["confusion"] for d in LABEL_DIMENSIONS}}
+    return out
+
+
+def headline(summary_: dict[str, Any] | None) -> dict[str, Any]:
+    """Agreement with the reader per judge and dimension, all languages, test half (dvc metrics)."""
+    if not summary_:
+        return {}
+    return {judge: {d: None if v["all"][d]["agreement"] is None else round(v["all"][d]["agreement"], 4)
+                    for d in LABEL_DIMENSIONS}
+            for judge, v in summary_["judges"].items() if "all" in v}
+
+
+def render(summary_: dict[str, Any] | None) -> list[str]:
+    if not summary_:
+        return ["Validity against reading: not measured (stage judge_eval did not run).", ""]
+    counts = summary_["set"]["by_source"]
+    by_lang = {lang: sum(n for key, n in counts.items() if key.startswith(f"{lang}/{REPORTED_HALF}/"))
+               for lang in ("en", "zh")}
+    out = ["### Validity against reading", "",
+           f"Consistency between judges is not validity. Each judge against the validation set labelled by a "
+           f"careful reader (data/validation; conventions in docs/method.md §4), {REPORTED_HALF} half: "
+           f"{by_lang['en']} English and {by_lang['zh']} Chinese answers ({summary_['set']['items']} items in "
+           f"both halves; judge rules are written on the dev half only). Agreement with the reader "
+           f"[Wilson 95%], Cohen's kappa and n; faithfulness, correctness and completeness over the answers "
+           f"both the reader and the judge call attempted; the last column is completeness over the answers "
+           f"both call correct.", ""]
+    rows = []
+    for judge, langs in summary_["judges"].items():
+        for lang, dims in langs.items():
+            rows.append([judge, lang, *(_cell(dims[d]) for d in COLUMNS)])
+    out += [table(["judge", "language", *(c.replace("_", " ") for c in COLUMNS)], rows, cell=str), ""]
+    confusion = summary_.get("confusion")
+    if confusion:
+        out += [f"Where `{confusion['judge']}` and the reader differ ({REPORTED_HALF} half, both languages; "
+                f"rows: the reader, columns: the judge):", ""]
+        for dim in LABEL_DIMENSIONS:
+            out += _confusion(dim, confusion[dim])
+    return out
+
+
+def _cell(d: dict[str, Any]) -> str:
+    if not d["n"]:
+        return "n/a"
+    kappa = "n/a" if d["kappa"] is None else f"{d['kappa']:.2f}"
+    return f"{d['agreement']:.2f} [{d['ci'][0]:.2f}, {d['ci'][1]:.2f}] κ {kappa} (n {d['n']})"
+
+
+def _confusion(dim: str, matrix: dict[str, dict[str, int]]) -> list[str]:
+    judged = sorted({j for row in matrix.values() for j in row})
+    rows = [[reader, *(row.get(j, 0) for j in judged)] for reader, row in matrix.items()]
+    return [table([f"{dim}: reader \\ judge", *judged], rows, cell=str), ""]

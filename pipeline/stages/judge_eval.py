@@ -1,0 +1,58 @@
+"""Stage `judge_eval`: every configured judge against the validation set labelled by reading ->
+reports/judge_validity.json (docs/method.md §4).
+
+Agreement between two rule judges says they are consistent, not that they are right: this stage measures
+validity. Each judge of `judge.judges` labels the validation items (judge.validation, every *.jsonl there);
+the report gives, per language and half, per dimension, agreement with the reader (Wilson 95%), Cohen's
+kappa and the confusion matrix. The data report shows it in its judge section. An LLM judge's calls go
+through a cache of their own, so a rerun pays for nothing twice.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pipeline import paths
+from pipeline.backends.cache import compacting
+from pipeline.io import InputError, write_json
+from pipeline.judges import cached_factory, make_judge
+from pipeline.judges.validation import composition, evaluate, judge_item, read_validation
+from pipeline.stages import path_options, run, start
+from pipeline.stages.judge import run_judge
+
+
+def validation_files(folder: Path) -> list[Path]:
+    files = sorted(Path(folder).glob("*.jsonl"))
+    if not files:
+        raise InputError(folder, None, None, "no *.jsonl validation files (judge.validation names this folder)")
+    return files
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, params = start(__doc__, argv, path_options(out=paths.JUDGE_VALIDITY, cache_dir=paths.JUDGE_EVAL_CACHE))
+    started = time.perf_counter()
+    files = validation_files(Path(params.judge.validation))
+    items = read_validation(files)
+    judge_items = [judge_item(i) for i in items]
+    report: dict = {"files": [f.name for f in files], "set": composition(items), "judges": {}}
+    with compacting(args.cache_dir):
+        for spec in params.judge.judges:
+            judge = make_judge(spec, params, cached_factory(params, Path(args.cache_dir)))
+            labels = {lab.candidate_id: lab for lab in run_judge(judge, judge_items)}
+            report["judges"][spec] = evaluate(items, labels)
+    write_json(args.out, report)
+    summary = "; ".join(
+        f"{spec}: " + " ".join(f"{d[:5]} {_share(s['dimensions'][d]['agreement'])}" for d in s["dimensions"]
+                               if d != "completeness_when_correct")
+        for spec, scopes in report["judges"].items() for scope, s in scopes.items() if scope == "all/test")
+    print(f"judge_eval: {len(items)} validation items x {len(params.judge.judges)} judges; test half: {summary} "
+          f"-> {args.out} ({time.perf_counter() - started:.1f}s)")
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+if __name__ == "__main__":
+    run(main)

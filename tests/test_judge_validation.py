@@ -1,0 +1,183 @@
+"""The validation set machinery (pipeline/judges/validation.py, stage judge_eval): the set's checks, the
+comparison of a judge with the reader, Cohen's kappa against scikit-learn, and the stage end to end on a
+small set written here."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from pipeline.agreement import cohen
+from pipeline.io import InputError
+from pipeline.judges.validation import compare, evaluate, half_of, read_validation
+from pipeline.records import Label
+
+PASSAGES = [
+    {"id": "p1", "decision_id": "d1", "family": "d1", "heading": "Penalty",
+     "text": "The Tribunal ordered Chan Tai-man to pay a fine of HK$50,000.", "position": 0},
+    {"id": "p2", "decision_id": "d2", "family": "d2", "heading": "Costs",
+     "text": "Wong Siu-ming shall pay the costs of the Commission.", "position": 0},
+]
+
+
+def item(n: int, answer: str, gold: dict, qa_id: str | None = None, **over) -> dict:
+    qa_id = qa_id or f"d1/q{n}"
+    record = {
+        "id": f"test/{qa_id}/gold_plus_random/c{n}", "source": "test", "language": "en", "half": half_of(qa_id),
+        "qa": {"id": qa_id, "question": "What fine was Chan Tai-man ordered to pay?",
+               "answer": "Chan Tai-man was ordered to pay a fine of HK$50,000.", "gold_passage_id": "p1",
+               "family": "d1", "kind": "factual", "facts": ["HK$50,000"], "qualifiers": []},
+        "context": {"id": f"{qa_id}/gold_plus_random", "qa_id": qa_id, "variant": "gold_plus_random",
+                    "answerable": True, "passage_ids": ["p1", "p2"], "gold_slot": 0},
+        "passages": PASSAGES,
+        "candidate": {"id": f"{qa_id}/gold_plus_random/c{n}", "context_id": f"{qa_id}/gold_plus_random",
+                      "generator": "offline:terse", "text": answer, "finish_reason": "stop", "meta": {}},
+        "refusal": "The provided passages do not contain enough information to answer this question.",
+        "gold": gold, "note": "",
+    }
+    record.update(over)
+    return record
+
+
+ATTEMPT_OK = {"behaviour": "attempted", "faithfulness": "fully_supported", "correctness": "correct",
+              "completeness": "complete"}
+ABSTAINED = {"behaviour": "abstained", "faithfulness": None, "correctness": None, "completeness": None}
+
+
+def write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def label(cid: str, behaviour: str, faith=None, correct=None, complete=None, status="ok") -> Label:
+    return Label(cid, "j", behaviour, faith, correct, complete, status)
+
+
+def test_halves_are_by_question_and_fixed():
+    assert half_of("d1/q1") == half_of("d1/q1")
+    halves = {half_of(f"d{i}/q1") for i in range(40)}
+    assert halves == {"dev", "test"}
+
+
+def test_reads_a_valid_set(tmp_path):
+    items = read_validation([write(tmp_path / "en.jsonl", [item(1, "HK$50,000.", ATTEMPT_OK),
+                                                           item(2, "I cannot say.", ABSTAINED)])])
+    assert [i.gold.behaviour for i in items] == ["attempted", "abstained"]
+    assert items[0].passages[1].decision_id == "d2"
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"gold": {**ABSTAINED, "faithfulness": "unsupported"}}, "gold.faithfulness"),
+    ({"gold": {**ATTEMPT_OK, "completeness": None}}, "gold.completeness"),
+    ({"gold": {**ATTEMPT_OK, "faithfulness": "mostly_supported"}}, "gold.faithfulness"),
+    ({"half": "other"}, "half"),
+    ({"passages": list(reversed(PASSAGES))}, "passages"),
+    ({"language": "fr"}, "language"),
+])
+def test_a_bad_item_stops_with_file_line_and_field(tmp_path, change, field):
+    bad = item(2, "HK$50,000.", ATTEMPT_OK)
+    if "half" in change:  # the other half than the question's
+        change = {"half": "test" if bad["half"] == "dev" else "dev"}
+    path = write(tmp_path / "en.jsonl", [item(1, "HK$50,000.", ATTEMPT_OK), {**bad, **change}])
+    with pytest.raises(InputError) as err:
+        read_validation([path])
+    assert err.value.line == 2 and err.value.field == field
+
+
+def test_duplicate_ids_across_files_stop(tmp_path):
+    a = write(tmp_path / "a.jsonl", [item(1, "HK$50,000.", ATTEMPT_OK)])
+    b = write(tmp_path / "b.jsonl", [item(1, "HK$50,000.", ATTEMPT_OK)])
+    with pytest.raises(InputError, match="duplicate id"):
+        read_validation([a, b])
+
+
+def test_cohen_matches_scikit_learn():
+    a = ["x", "x", "y", "z", "y", "x", "z", "z", "y", "x"]
+    b = ["x", "y", "y", "z", "y", "x", "x", "z", "z", "x"]
+    assert cohen(list(zip(a, b, strict=True)), ["x", "y", "z"]) == pytest.approx(cohen_kappa_score(a, b))
+    assert math.isnan(cohen([("x", "x")] * 3, ["x", "y"]))
+
+
+def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
+    items = read_validation([write(tmp_path / "en.jsonl", [
+        item(1, "HK$50,000.", ATTEMPT_OK),
+        item(2, "HK$50,000.", {**ATTEMPT_OK, "faithfulness": "unsupported"}),
+        item(3, "No idea.", ABSTAINED),
+        item(4, "HK$50,000.", ATTEMPT_OK),
+    ])])
+    ids = [i.id for i in items]
+    labels = {
+        ids[0]: label(ids[0], "attempted", "fully_supported", "correct", "complete"),
+        ids[1]: label(ids[1], "attempted", "fully_supported", "correct", "complete"),  # misses unsupported
+        ids[2]: label(ids[2], "attempted", "unsupported", "incorrect", "incomplete"),  # reader: abstained
+        ids[3]: label(ids[3], None, None, None, None, status="unparseable"),
+    }
+    behaviour = compare(items, labels, "behaviour")
+    assert (behaviour["n"], behaviour["agree"]) == (4, 2)
+    assert behaviour["confusion"] == {"abstained": {"attempted": 1},
+                                      "attempted": {"attempted": 2, "unparseable": 1}}
+    faith = compare(items, labels, "faithfulness")
+    # item 3 is out (the reader says abstained); the unparseable label counts as a disagreement.
+    assert (faith["n"], faith["agree"]) == (3, 1)
+    assert faith["ci"][0] < 1 / 3 < faith["ci"][1]
+    scopes = evaluate(items, labels)
+    assert scopes["all/all"]["items"] == 4 and scopes["en/all"]["dimensions"]["behaviour"]["agree"] == 2
+
+
+def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
+    from pipeline.stages import judge_eval
+
+    folder = tmp_path / "validation"
+    folder.mkdir()
+    write(folder / "en.jsonl", [
+        item(1, "Chan Tai-man was ordered to pay a fine of HK$50,000.", ATTEMPT_OK),
+        item(2, "The provided passages do not contain enough information to answer this question.", ABSTAINED),
+    ])
+    params = tmp_path / "params.yaml"
+    params.write_text(Path("params/smoke.yaml").read_text(encoding="utf-8").replace(
+        "validation: data/validation", f"validation: {folder.as_posix()}"), encoding="utf-8")
+    out = tmp_path / "validity.json"
+    judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert set(report["judges"]) == {"rule:strict", "rule:lenient"}
+    behaviour = report["judges"]["rule:strict"]["all/all"]["dimensions"]["behaviour"]
+    assert behaviour["n"] == 2 and behaviour["agree"] == 2
+    assert report["set"]["items"] == 2
+
+
+def test_one_candidate_id_in_two_sources_is_judged_twice(tmp_path):
+    """A fixture run before and after a fix gives the same candidate id two texts: each item keeps its own."""
+    from pipeline.judges import RuleJudge
+    from pipeline.judges.validation import judge_item
+
+    before = item(1, "The provided passages do not contain enough information to answer this question.", ABSTAINED,
+                  id="before/d1/q1/gold_plus_random/c1", source="before")
+    after = item(1, "Chan Tai-man was ordered to pay a fine of HK$50,000.", ATTEMPT_OK,
+                 id="after/d1/q1/gold_plus_random/c1", source="after")
+    items = read_validation([write(tmp_path / "en.jsonl", [before, after])])
+    labels = {lab.candidate_id: lab for lab in RuleJudge("strict").judge([judge_item(i) for i in items])}
+    assert labels["before/d1/q1/gold_plus_random/c1"].behaviour == "abstained"
+    assert labels["after/d1/q1/gold_plus_random/c1"].behaviour == "attempted"
+    assert compare(items, labels, "behaviour")["agree"] == 2
+
+
+def test_the_committed_set_is_whole():
+    """data/validation: every item valid, the sizes the method promises (>= 200 English, >= 100 Chinese, of
+    them >= 60 in the published style), the real model's answers in it, both halves in both languages."""
+    from collections import Counter
+
+    items = read_validation(sorted(Path("data/validation").glob("*.jsonl")))
+    by_lang = Counter(i.language for i in items)
+    assert by_lang["en"] >= 200 and by_lang["zh"] >= 100
+    assert sum(i.source.startswith("zh_published") for i in items) >= 60
+    assert sum(i.candidate.generator.startswith("hf:") for i in items) >= 30
+    for lang in ("en", "zh"):
+        halves = Counter(i.half for i in items if i.language == lang)
+        assert min(halves["dev"], halves["test"]) >= 0.3 * by_lang[lang]
+    # The labels cover every category the method defines on the second stage.
+    assert {i.gold.faithfulness for i in items} >= {"fully_supported", "partially_supported", "unsupported",
+                                                    "contradicted"}
