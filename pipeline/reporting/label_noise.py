@@ -204,4 +204,6 @@ def explorer_items(leaks: list[Leak], qas: Mapping[str, QA], answers: Mapping[st
     for reason, examples in ((references or {}).get("examples") or {}).items():
         items += [{"kind": reason, "ctx": e["id"], "q": e["question"], "ref": e["reference"], "s": e["passage"]}
                   for e in examples]
+    for item in items:  # the page's font and line breaking follow the item's language
+        item["lg"] = language.detect(f"{item['q']}{item['s']}")
     return items

@@ -275,12 +275,12 @@
     view.append(el("h2", {}, `Label noise (${META.noise.length}): a reason to read the item, not a label`));
     for (const n of META.noise) {
       const box = el("div", { class: "noise-item" }, el("div", { class: "tags" }, el("span", {}, n.kind), el("span", {}, n.ctx)),
-        el("div", { class: "q" }, n.q), el("div", { class: "ref" }, "reference answer: ", el("span", {}, n.ref || "(empty)")),
+        el("div", { class: "q", lang: n.lg }, n.q), el("div", { class: "ref" }, "reference answer: ", el("span", { lang: n.lg }, n.ref || "(empty)")),
         el("div", { class: "noise" }, n.kind === "leak" ? `built unanswerable, but passage [${n.slot}] says: ` : "its paragraph: ",
-          el("span", {}, n.s)));
+          el("span", { lang: n.lg }, n.s)));
       if (n.ans && n.ans.length) {
         const table = el("table", {}, el("tr", {}, el("th", {}, "generator"), el("th", {}, "answer"), el("th", {}, "label")));
-        for (const [g, text, label] of n.ans) table.append(el("tr", {}, el("td", {}, g), el("td", {}, text), el("td", {}, label)));
+        for (const [g, text, label] of n.ans) table.append(el("tr", {}, el("td", {}, g), el("td", { lang: n.lg }, text), el("td", {}, label)));
         box.append(table);
       }
       view.append(box);
