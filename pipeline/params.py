@@ -117,6 +117,9 @@ class QaImportParams:
     # What an invalid record does (data/external/README.md): stop (the stage stops naming file, line and
     # key) or skip (left out, counted by reason in the stage's skipped-records file and the data report).
     on_invalid: Literal["stop", "skip"] = "stop"
+    # A question bound to its document (本案/原告/the applicant, no name of its own; docs/method.md §1):
+    # prefix (with its case number or title), skip (left out, counted) or keep (as written).
+    standalone: Literal["prefix", "skip", "keep"] = "prefix"
 
 
 @dataclass(frozen=True)
@@ -432,6 +435,10 @@ class ReportParams:
     # The scoring the report leads with (records.SCORINGS); the others follow. ref_* scores of a trained
     # model are compared with the baseline's better of sum and mean (its own ref scores are all 0).
     main_scoring: Literal["sum", "mean", "ref_sum", "ref_mean"] = "ref_sum"
+    # Label noise (data report, explorer; pipeline/reporting/label_noise.py): a passage of an unanswerable
+    # context answers its question when a sentence holds at least this share of the question's content words
+    # (and its facts, or a figure when one is asked).
+    leak_coverage: Share = 0.8
 
 
 @dataclass(frozen=True)

@@ -254,7 +254,10 @@ def test_chinese_squad_answerable_impossible_and_yes_no():
             [],
         ),
         QA("qa-zh-2", "王某的代理律师是谁？", "", "qa-a1/p1", "qa-a1", "factual", [], []),
-        QA("qa-zh-3", "法院有没有判令公司支付二倍工资差额？", "是", "qa-a1/p1", "qa-a1", "yesno", ["Yes"], []),
+        # It names no party of its own ("公司", "法院"): made standalone with its judgment's title (standalone:
+        # prefix, the default; docs/method.md §1).
+        QA("qa-zh-3", "在《王某劳动争议案》中，法院有没有判令公司支付二倍工资差额？", "是", "qa-a1/p1", "qa-a1", "yesno",
+           ["Yes"], []),
     ]
 
 

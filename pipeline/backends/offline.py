@@ -15,6 +15,8 @@ zh_forms.REFUSAL, and max_new_tokens is counted the Chinese way (language.count_
 chains a whole finding into one sentence with ， and ；, so a long Chinese sentence is not quoted whole:
 the answer quotes the run of its clauses that carries the question's key terms and figures (zh_span),
 and an answer that would still pass max_new_tokens is rewritten from shorter runs rather than cut.
+Sentences and clauses end at full- and half-width marks alike (language.zh_punct): published judgments
+write "经审理查明:……,……;" as often as "经审理查明：……，……；".
 English output is unchanged.
 """
 
@@ -31,7 +33,7 @@ from pipeline import language
 from pipeline import matching as m
 from pipeline.backends.base import BackendError, Request, Response
 from pipeline.code_version import CodeVersion
-from pipeline.language import area, declarative
+from pipeline.language import area, declarative, zh_punct
 from pipeline.language import zh_forms as zh
 from pipeline.matching import cues_zh
 from pipeline.prompts import WORDINGS
@@ -67,10 +69,6 @@ _NEG = re.compile(
 # Clause breaks: punctuation followed by a space (so "HK$2,400,000" stays whole) or a subordinator.
 _CLAUSE = re.compile(r"\s*(?:[,;:](?=\s)|\bwhich\b|\bbecause\b|\bwhereas\b|\balthough\b)\s*", re.I)
 _TOKEN = re.compile(r"\S+")
-# Chinese clauses end at full-width commas, semicolons and colons (no spaces in Chinese text).
-_ZH_CLAUSE = re.compile(r"[，；：]")
-# The same breaks, kept with the clause they end, so a run of clauses is a verbatim piece of the sentence.
-_ZH_CLAUSE_AFTER = re.compile(r"(?<=[，；：])")
 # A Chinese sentence longer than this many tokens (language.count_tokens) is answered from a run of its
 # clauses of at most this length: about 85 characters, a long clause and its neighbours.
 ZH_SPAN_TOKENS = 60
@@ -158,10 +156,14 @@ def rank_sentences(
     a sentence with its paragraph, where the party's name or the topic is often stated once.
     IDF is computed over the context's own sentences.
     """
-    toks_of = _zh_tokens if language.detect(question) == "zh" else _tokens
+    chinese = language.detect(question) == "zh"
+    toks_of = _zh_tokens if chinese else _tokens
     units = [(n, s, toks_of(s)) for n, (_, text) in enumerate(passages, start=1) for s in sentences_of(text)]
     query = list(dict.fromkeys(toks_of(question)))
-    if not units or not query:
+    # A Chinese frame naming the judgment ("在《……》中，", docs/method.md §1) is matched by the passage and
+    # its heading, not by a sentence: a sentence is scored on the question without it.
+    own_query = list(dict.fromkeys(toks_of(zh.focus(question)))) if chinese else query
+    if not units or not query or not own_query:
         return []
     df = Counter(t for _, _, toks in units for t in set(toks))
     total = len(units)
@@ -169,8 +171,9 @@ def rank_sentences(
     # Smoothed IDF over the context's sentences. A question word absent from the context gets the
     # largest weight, so missing evidence lowers every score; the +1 smoothing keeps that penalty
     # moderate in short contexts (a one-sentence context would otherwise weigh a miss 5x a hit).
-    idf = {t: math.log(1 + (total + 1) / (df[t] + 1)) for t in query}
-    mass = sum(idf.values())
+    idf = {t: math.log(1 + (total + 1) / (df[t] + 1)) for t in dict.fromkeys(query + own_query)}
+    mass = sum(idf[t] for t in query)
+    own_mass = sum(idf[t] for t in own_query)
     # Sums run in query order, never in set order: string hashing differs between processes, and a float
     # sum in another order can differ in its last bit, enough to flip a tie between two sentences.
     covered = []
@@ -182,7 +185,7 @@ def rank_sentences(
         tf = Counter(toks)
         norm = K1 * (1 - B + B * len(toks) / avg)
         # Each term counts at most its IDF (one occurrence in an average-length sentence).
-        own = sum(idf[t] * min(1.0, tf[t] * (K1 + 1) / (tf[t] + norm)) for t in query if tf[t]) / mass
+        own = sum(idf[t] * min(1.0, tf[t] * (K1 + 1) / (tf[t] + norm)) for t in own_query if tf[t]) / own_mass
         score = (1 - passage_weight) * own + passage_weight * covered[n - 1]
         ranked.append((-score, order, Ranked(score, n, sentence)))
     ranked.sort(key=lambda r: (r[0], r[1]))
@@ -234,7 +237,7 @@ def zh_polarity(question: str, sentence: str) -> str:
 def zh_key_clause(sentence: str, question: str) -> str:
     """The Chinese clause of the sentence that matches the question best (see _zh_clause_weights; ties:
     the shorter, then the earlier one)."""
-    clauses = [c.strip() for c in _ZH_CLAUSE.split(sentence.rstrip("。！？；")) if len(c.strip()) >= 4]
+    clauses = [c for c in zh_punct.bare_clauses(sentence.rstrip(zh_punct.SENTENCE_ENDS)) if len(c) >= 4]
     if not clauses:
         return sentence
     weights = _zh_clause_weights(clauses, question)
@@ -250,7 +253,7 @@ def zh_span(sentence: str, question: str, budget: int = ZH_SPAN_TOKENS) -> str:
     party it names, and clauses about other matters stay out."""
     if language.count_tokens(sentence, "zh") <= budget:
         return sentence
-    clauses = [c for c in _ZH_CLAUSE_AFTER.split(sentence) if c.strip()]
+    clauses = [c for c in zh_punct.clauses(sentence) if c.strip()]
     if len(clauses) < 2:
         return sentence
     weights = _zh_clause_weights(clauses, question)
@@ -270,7 +273,7 @@ def zh_span(sentence: str, question: str, budget: int = ZH_SPAN_TOKENS) -> str:
         j = max(gains)[-1]
         covered |= weights[j]
         lo, hi = min(lo, j), max(hi, j)
-    return "".join(clauses[lo : hi + 1]).strip().rstrip("，；：")
+    return "".join(clauses[lo : hi + 1]).strip().rstrip(zh_punct.CLAUSE_ENDS)
 
 
 def _zh_clause_weights(clauses: Sequence[str], question: str) -> list[dict[str, float]]:
@@ -279,7 +282,9 @@ def _zh_clause_weights(clauses: Sequence[str], question: str) -> list[dict[str, 
     a unit counts 1 / (clauses holding it), so the term that singles out one clause (冯某 among the
     parties) outweighs those every clause repeats, and the question's last key word, what it asks about
     (利率 in "……借款的月利率是多少？"), counts double. A question asking for a figure adds a small weight
-    to each clause that gives one."""
+    to each clause that gives one. A leading frame that names the judgment ("在《……判决书》中，", the
+    standalone prefix of docs/method.md §1) picks the passage, not the clause: it is left out here."""
+    question = zh.focus(question)
     query = _zh_key_units(question)
     asked = m.numbers(question, "zh")
     held = []
@@ -418,7 +423,7 @@ class OfflineAnswerer:
 
 def _zh_end(sentence: str) -> str:
     """A Chinese sentence with its closing stop (a passage's last sentence may lack one)."""
-    return sentence if sentence.endswith(("。", "！", "？", "；", "”")) else f"{sentence}。"
+    return sentence if sentence.endswith((*zh_punct.SENTENCE_ENDS, "”")) else f"{sentence}。"
 
 
 def _limit_zh(text: str, max_new_tokens: int, meta: dict) -> Response:

@@ -10,8 +10,9 @@ from pipeline import language
 from pipeline.records import Decision, Passage
 
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)+$")
-# Sentence ends in English and Chinese; Chinese needs no space after the stop.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
+# Sentence ends in English and Chinese; Chinese needs no space after the stop, and may write it half-width
+# ("……80,000元;借款到期后……", language.zh_punct): a half-width ; ! ? right after a Chinese character ends one too.
+_SENTENCE_END = re.compile(rf"(?<=[.!?])\s+|(?<=[。！？；])|(?<=[{language.CJK}][;!?])")
 
 
 def family_of(decision_id: str, section_id: str) -> str:

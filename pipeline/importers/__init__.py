@@ -82,6 +82,9 @@ class Skips:
         self.param, self.on_invalid = param, on_invalid
         self.counts: dict[str, int] = {}
         self.first: dict[str, list[dict]] = {}
+        # What an importer found about the records it kept (e.g. squad: standalone questions, reference
+        # checks), written with the summary under these keys.
+        self.notes: dict[str, dict] = {}
 
     def record(self, exc: InputError, reason: str | None = None, records: int = 1) -> None:
         """Count `exc` (raise it under `stop`); `records` source records are left out by it."""
@@ -92,6 +95,13 @@ class Skips:
         kept = self.first.setdefault(reason, [])
         if len(kept) < FIRST_PER_REASON:
             kept.append({"file": exc.path, "line": exc.line, "path": exc.field, "message": exc.message})
+
+    def leave_out(self, reason: str, path: str | Path, field: str | None, message: str) -> None:
+        """Count a record a param leaves out on purpose (not an invalid one: `stop` does not stop on it)."""
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+        kept = self.first.setdefault(reason, [])
+        if len(kept) < FIRST_PER_REASON:
+            kept.append({"file": str(path), "line": None, "path": field, "message": message})
 
     @property
     def total(self) -> int:
@@ -105,7 +115,7 @@ class Skips:
             "skipped": self.total,
             "by_reason": dict(sorted(self.counts.items())),
             "first": {reason: self.first[reason] for reason in sorted(self.first)},
-        }
+        } | {key: self.notes[key] for key in sorted(self.notes)}
 
     def note(self) -> str:
         """For a no-records error: what skipping left out."""

@@ -20,16 +20,24 @@ JSON path and the question id. A question marked impossible that carries an answ
 its own reason, impossible_with_answer. Skipping leaves out a question, or a paragraph (with its
 questions) whose context is missing, empty or in another language, or an article without paragraphs;
 a file that is not JSON, or has no `data` list, always stops.
+
+Two accounts go with the skipped records (`skips.notes`): `standalone`, what params
+`corpus.qa_import.standalone` did to questions bound to their document (pipeline/importers/standalone.py;
+a bound question left out is counted among the skipped records under its reason, whatever `on_invalid`
+says), and `references`, the sanity checks of the set's own answers (pipeline/importers/reference_checks.py).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pipeline.importers import Invalid, Skips, files_of, no_records, safe_id
 from pipeline.importers.checks import language_mismatch
+from pipeline.importers.reference_checks import ReferenceChecks
+from pipeline.importers.standalone import StandaloneCounts, make_standalone
 from pipeline.io import InputError
 from pipeline.params import QaImportParams
 from pipeline.records import QA, Passage
@@ -55,11 +63,14 @@ def load_squad(
     passages: list[Passage] = []
     qas: list[QA] = []
     seen: dict[str, str] = {}
+    standalone, references = StandaloneCounts(cfg.standalone), ReferenceChecks()
     for k, file in enumerate(files_of(path, "*.json", PARAM), start=1):
         stem = f"f{k}-" if path.is_dir() else ""
-        p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen, skips)
+        p, q = parse_squad(_read(file), file, cfg, f"{cfg.id_prefix}{stem}", seen, skips, standalone, references)
         passages += p
         qas += q
+    skips.notes["standalone"] = standalone.summary()
+    skips.notes["references"] = references.summary()
     if not passages:
         empty = no_records(path, PARAM)
         raise InputError(empty.path, None, None, empty.message + skips.note())
@@ -81,10 +92,14 @@ def _read(file: Path) -> Any:
 
 
 def parse_squad(
-    obj: Any, file: Path, cfg: QaImportParams, prefix: str, seen: dict[str, str], skips: Skips | None = None
+    obj: Any, file: Path, cfg: QaImportParams, prefix: str, seen: dict[str, str], skips: Skips | None = None,
+    standalone: StandaloneCounts | None = None, references: ReferenceChecks | None = None,
 ) -> tuple[list[Passage], list[QA]]:
-    """Pure core: a decoded SQuAD-style object -> (passages, QA); `seen` maps QA ids to their JSON path."""
+    """Pure core: a decoded SQuAD-style object -> (passages, QA); `seen` maps QA ids to their JSON path.
+    `standalone` and `references` receive what the standalone rule and the reference checks found."""
     skips = skips if skips is not None else Skips("corpus.qa_import", cfg.on_invalid)
+    standalone = standalone if standalone is not None else StandaloneCounts(cfg.standalone)
+    references = references if references is not None else ReferenceChecks()
     data = _get(obj, "data", list, file, "")
     passages: list[Passage] = []
     qas: list[QA] = []
@@ -117,13 +132,21 @@ def parse_squad(
             passages.append(Passage(pid, article_id, family, title, context, position=j))
             for m, qa in enumerate(questions):
                 where_q = f"{where_p}.qas[{m}]"
+                references.check(qa, context, cfg.language, where_q, frozenset(YES | NO))
                 try:
                     record = _qa(qa, file, where_q, context, pid, family, cfg, seen)
                 except InputError as exc:
                     skips.record(exc)
                     continue
                 seen[record.id] = where_q
-                qas.append(record)
+                question, reason = make_standalone(record.question, title, context, cfg.language,
+                                                   cfg.standalone, standalone, record.id)
+                if question is None:
+                    skips.leave_out(str(reason), file, f"{where_q}.question",
+                                    f"question {record.id!r} names no party or case of its own (standalone: "
+                                    f"{cfg.standalone})")
+                    continue
+                qas.append(replace(record, question=question))
     return passages, qas
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.language import zh
+from pipeline.language import zh, zh_punct
 
 LANGUAGES = ("en", "zh")
 # CJK Unified Ideographs (+ extension A and compatibility ideographs).
@@ -28,7 +28,8 @@ _EN_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # zh length units: a run of CJK characters (cut into jieba words below), a single digit, a Latin word, a mark.
 _ZH_UNIT = re.compile(rf"[{CJK}]+|\d|(?:(?![{CJK}])[^\W\d_])+|[^\w\s]", re.UNICODE)
 _EN_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-_ZH_SENTENCE = re.compile(r"[^。！？；!?\n]*[。！？；!?]+[”’」』）)\"']*|[^。！？；!?\n]+")
+# Sentence ends written full- or half-width alike (zh_punct.SENTENCE_ENDS; published judgments use both).
+_ZH_SENTENCE = re.compile(rf"[^{zh_punct.SENTENCE_ENDS}\n]*[{zh_punct.SENTENCE_ENDS}]+[”’」』）)\"']*|[^{zh_punct.SENTENCE_ENDS}\n]+")
 
 EN_STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be been before being below
@@ -122,8 +123,8 @@ def is_numeral(word: str) -> bool:
 
 
 def sentences(text: str, lang: str | None = None) -> list[str]:
-    """en: split at whitespace after . ! ? (and 。！？). zh: split after 。！？；!? (closing quotes stay
-    with their sentence) and at newlines; no spaces needed."""
+    """en: split at whitespace after . ! ? (and 。！？). zh: split after 。！？；and their half-width forms
+    ! ? ; (closing quotes stay with their sentence) and at newlines; no spaces needed."""
     if _lang(text, lang) == "en":
         return [s.strip() for s in _EN_SENTENCE.split(text) if s.strip()]
     return [s.strip() for s in _ZH_SENTENCE.findall(text) if s.strip()]

@@ -46,6 +46,7 @@ def render(m: dict[str, Any], params: Params) -> str:
         f"Primary judge `{primary}` builds the pairs; pair variants: {', '.join(params.pairs.variants)}.",
         "",
         *(render_skips(m["imports"]) if m.get("imports") else []),
+        *(render_label_noise(m["label_noise"]) if m.get("label_noise") else []),
     ]
     out += _corpus(m["corpus"]) + (render_party_clashes(m["party_clashes"]) if "party_clashes" in m else [])
     out += _quality(m["quality"]) + _pairs(m["pairs"])
@@ -203,3 +204,43 @@ def render_skips(imports: list[dict]) -> list[str]:
         table(["import", "on_invalid", "reason", "records", "first locations"], rows),
         "",
     ]
+
+
+def render_label_noise(m: dict) -> list[str]:
+    """The "Label noise" section: what the imported QA set's own labels get wrong, as far as cheap checks
+    can tell (pipeline/reporting/label_noise.py), and what the standalone rule did to its questions."""
+    out = ["## Label noise of the imported QA set", ""]
+    standalone = m.get("standalone")
+    if standalone:
+        skipped = ", ".join(f"{k} {v}" for k, v in standalone["skipped"].items()) or "none"
+        out += [f"Questions bound to their document (naming no party or case of their own; docs/method.md §1), "
+                f"`corpus.qa_import.standalone: {standalone['policy']}`:", "",
+                _table(["questions", "bound", "of which deictic (本案, the tenant)", "prefixed", "kept as written",
+                        "left out"],
+                       [[standalone["questions"], standalone["bound"], standalone["deictic"], standalone["prefixed"],
+                         standalone["kept_bound"], skipped]]), ""]
+        out += [_table(["question", "as written", "as imported"],
+                       [[e["id"], e["question"], e["made"] or "(left out)"] for e in standalone["examples"]]), ""]
+    references = m.get("references")
+    if references:
+        failed = references["failed"]
+        out += [f"References of the {references['answerable']} questions the set calls answerable that fail a "
+                "sanity check (counted before the import's own validation, which may leave them out):", "",
+                _table(["check", "references"], sorted(failed.items())), ""]
+        rows = [[reason, e["id"], e["question"], e["reference"] or "(empty)", e["passage"]]
+                for reason, examples in references["examples"].items() for e in examples]
+        if rows:
+            out += [_table(["check", "question id", "question", "reference", "its paragraph (start)"], rows), ""]
+    leaks = m["leaks"]
+    out += [f"Unanswerable contexts that hold a passage answering the question (a sentence with at least "
+            f"{m['leak_coverage']} of its content words and its facts, or a figure when one is asked; the "
+            "explorer marks their pairs):", "",
+            _table(["question set", "unanswerable contexts", "holding the answer", "questions",
+                    "of which marked impossible", "by variant"],
+                   [[g, r["unanswerable_contexts"], r["with_answer"], r["questions"], r["impossible_questions"],
+                     ", ".join(f"{k} {v}" for k, v in r["by_variant"].items())] for g, r in leaks.items()]), ""]
+    rows = [[g, e["context"], e["question"], f"[{e['slot']}] {e['sentence']}"]
+            for g, r in leaks.items() for e in r["examples"]]
+    if rows:
+        out += [_table(["question set", "context", "question", "answering sentence"], rows), ""]
+    return out

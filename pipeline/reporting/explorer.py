@@ -17,6 +17,7 @@ from typing import Any
 
 from pipeline.records import PAIR_DIMENSIONS, QA, SPLITS, Candidate, Label, Pair, Score
 from pipeline.reporting.cards import pair_language, question_of
+from pipeline.reporting.label_noise import pair_notes
 from pipeline.reporting.transitions import transition
 
 ASSETS = Path(__file__).with_name("explorer_assets")
@@ -34,6 +35,7 @@ class Inputs:
     labels: Mapping[str, Mapping[str, Label]]  # judge -> candidate id -> label, primary judge first
     scores: Mapping[tuple[str, str], Sequence[Score]]  # (model, corpus) -> scores
     models: Sequence[str]  # in report order, the base model first
+    noise: Sequence[dict] = ()  # label-noise items of the whole corpus (label_noise.explorer_items)
 
 
 def label_text(label: Label | None) -> str:
@@ -71,9 +73,11 @@ class _Interner:
         return self.index[text]
 
 
-def build(inp: Inputs, is_refusal: Callable[[str], bool], blind: Callable[..., Any]) -> tuple[dict, dict[str, dict]]:
+def build(inp: Inputs, is_refusal: Callable[[str], bool], blind: Callable[..., Any],
+          leak_coverage: float = 0.8) -> tuple[dict, dict[str, dict]]:
     """(meta for the page, per split the data of its JS file). `blind` is the report's passage_blind rule
-    (pipeline.reporting.baselines), `is_refusal` detects a refusal in the pair's language."""
+    (pipeline.reporting.baselines), `is_refusal` detects a refusal in the pair's language; `leak_coverage`
+    is params report.leak_coverage, for the label-noise notes (pipeline.reporting.label_noise)."""
     judges = list(inp.labels)
     primary = inp.labels[judges[0]] if judges else {}
     cand_id = {(c.context_id, c.generator): c.id for c in inp.candidates}
@@ -109,6 +113,9 @@ def build(inp: Inputs, is_refusal: Callable[[str], bool], blind: Callable[..., A
             "gs": base.gold_slot, "p": [blocks(b) for b in passage_blocks(base)],
             "g": [base.chosen_generator, base.rejected_generator], "tr": trans, "L": judge_labels,
             "m": {}, "r": {}}
+        notes = _noise_notes(qa, base, lang, leak_coverage)
+        if notes:
+            entry["nz"] = notes
         for corpus, pair in (("pairs", orig), ("pairs_aug", aug)):
             if pair is None:
                 continue
@@ -141,9 +148,15 @@ def build(inp: Inputs, is_refusal: Callable[[str], bool], blind: Callable[..., A
         "splits": [s for s in SPLITS if s in splits], "counts": counts, "corpora": list(CORPORA),
         "dimensions": list(PAIR_DIMENSIONS), "judges": judges, "models": list(inp.models),
         "scorings": list(VIEW_SCORINGS), "rules": list(RULE_NAMES), "qa_split": dict(sorted(qa_split.items())),
-        "options": {k: sorted(v) for k, v in options.items()},
+        "options": {k: sorted(v) for k, v in options.items()}, "noise": list(inp.noise),
     }
     return meta, splits
+
+
+def _noise_notes(qa: QA | None, pair: Pair, lang: str, leak_coverage: float) -> list[str]:
+    """The label-noise notes of a pair's context and reference (pipeline.reporting.label_noise)."""
+    blocks = [tuple(b.split("\n", 1)) if "\n" in b else ("", b) for b in passage_blocks(pair)]
+    return pair_notes(qa, blocks, pair.answerable, pair.gold_slot, lang, leak_coverage)
 
 
 def _json(obj: Any) -> str:

@@ -6,7 +6,9 @@ and after augmentation, judge validity against the validation set labelled by re
 robustness, unparseable labels; and by question language:
 labels by behaviour, pairs by dimension and BM25 vs dense gold recall@10 (is each language read at all?).
 When an import is on: the records each import left out under `on_invalid: skip`, by reason, with the
-first locations (file:line and JSON path), so a skip never hides how much of a published set was lost.
+first locations (file:line and JSON path), so a skip never hides how much of a published set was lost;
+with a QA set imported, its label noise (pipeline.reporting.label_noise: questions made standalone or left
+out, references failing the sanity checks, unanswerable contexts that hold the answer).
 The header says what data ran, counted by language from the records themselves (`data_sources`).
 The numbers come from pipeline.reporting.data_analysis and .provenance, the markdown from
 pipeline.reporting.data_render; this module only reads and writes.
@@ -29,6 +31,7 @@ from pipeline.records import Decision
 from pipeline.reporting import judge_validity
 from pipeline.reporting.data_analysis import build_metrics, headline_metrics, without_nan
 from pipeline.reporting.data_render import render, render_skips  # noqa: F401 (tests/test_import_invalid.py)
+from pipeline.reporting.label_noise import label_noise
 from pipeline.reporting.optional import json_or
 from pipeline.reporting.provenance import data_sources
 from pipeline.stages import run, start
@@ -79,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     metrics["data_sources"] = data_sources(decisions, corpus, outside_pairs)
     if imports:  # only when an import is on: the default's report stays as it was
         metrics["imports"] = imports
+    if params.corpus.qa_import.format != "none":  # the imported set's label noise (and a baseline)
+        metrics["label_noise"] = label_noise(corpus, decisions, imports, params)
     # Each judge against the validation set labelled by reading (stage judge_eval).
     metrics["validity"] = judge_validity.summary(json_or(paths.JUDGE_VALIDITY, None))
     metrics = without_nan(metrics)

@@ -12,21 +12,23 @@ import json
 import time
 from pathlib import Path
 
-from pipeline import paths
+from pipeline import language, paths
 from pipeline.augment.core import is_refusal
+from pipeline.importers import skipped_path
 from pipeline.io import atomic_dir, read_records, write_text
 from pipeline.judges import file_name
 from pipeline.judges.inputs import load_labels
 from pipeline.preferences import refusal_of
-from pipeline.records import QA, Candidate, Score
-from pipeline.reporting import explorer
+from pipeline.records import QA, Candidate, Context, Passage, Score
+from pipeline.reporting import explorer, label_noise
 from pipeline.reporting.baselines import passage_blind
+from pipeline.reporting.optional import json_or
 from pipeline.stages import path_options, run, start
 
 BASE = "base"  # the score stage's name for the base model
 
 
-def load(args: argparse.Namespace, judges: list[str]) -> explorer.Inputs:
+def load(args: argparse.Namespace, judges: list[str], leak_coverage: float = 0.8) -> explorer.Inputs:
     pairs_root, interim, scores_root = Path(args.pairs_root), Path(args.interim), Path(args.scores)
     pairs = {c: paths.read_pairs(pairs_root / c, missing_ok=True) for c in explorer.CORPORA}
     qas = {q.id: q for q in read_records(interim / paths.QAS.name, QA)}
@@ -43,15 +45,39 @@ def load(args: argparse.Namespace, judges: list[str]) -> explorer.Inputs:
                 path = scores_root / model / f"{corpus}.jsonl"
                 if path.exists():
                     scores[(model, corpus)] = read_records(path, Score, unique_key=None)
-    return explorer.Inputs(pairs, qas, candidates, labels, scores, models)
+    noise = _label_noise(interim, qas, candidates, labels, leak_coverage)
+    return explorer.Inputs(pairs, qas, candidates, labels, scores, models, noise)
+
+
+def _label_noise(interim: Path, qas: dict[str, QA], candidates: list[Candidate], labels: dict, tau: float) -> list:
+    """The label-noise items of the whole corpus, paired or not (pipeline.reporting.label_noise). The
+    contexts, passages and the QA import's account are read where the interim folder has them (a folder
+    written by hand for a test may hold pairs only)."""
+    files = [interim / name for name in (paths.CONTEXTS.name, paths.PASSAGES.name)]
+    if not all(f.exists() for f in files):
+        return []
+    contexts = read_records(files[0], Context)
+    passages = {p.id: p for p in read_records(files[1], Passage)}
+    leaks = label_noise.find_leaks(qas, passages, contexts, lambda q: language.detect(q.question + q.answer), tau)
+    primary = next(iter(labels.values()), {})
+    flagged = {leak.context_id for leak in leaks}
+    answers: dict[str, list[list[str]]] = {}
+    for c in candidates:
+        if c.context_id in flagged:
+            answers.setdefault(c.context_id, []).append([c.generator, c.text, explorer.label_text(primary.get(c.id))])
+    account = json_or(interim / skipped_path(paths.QAS).name, {"imports": []})
+    references = next((s.get("references") for s in account["imports"] if s.get("import") == label_noise.IMPORT),
+                      None)
+    return label_noise.explorer_items(leaks, qas, answers, references)
 
 
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     started = time.perf_counter()
-    inp = load(args, list(prm.judge.judges))
+    inp = load(args, list(prm.judge.judges), prm.report.leak_coverage)
     refusals = prm.generate.refusal_by_language()
-    meta, splits = explorer.build(inp, lambda text: is_refusal(text, refusal_of(text, refusals)), passage_blind)
+    meta, splits = explorer.build(inp, lambda text: is_refusal(text, refusal_of(text, refusals)), passage_blind,
+                                  prm.report.leak_coverage)
     settings = {"seed": prm.seed, "main_scoring": prm.report.main_scoring}
     out = Path(args.out)
     with atomic_dir(out) as tmp:

@@ -54,7 +54,7 @@
     corpus: ["both", ...META.corpora], dimension: ["any", ...META.dimensions], variant: ["any", ...META.options.variant],
     lang: ["any", ...META.options.lang], generator: ["any", ...META.options.generator],
     transition: ["any", ...META.options.transition], rewritten: ["any", "yes", "no"],
-    wrong: ["nobody", ...META.models], scoring: META.scorings,
+    wrong: ["nobody", ...META.models], scoring: META.scorings, noise: ["any", "flagged"],
   };
 
   function fill(select, values) {
@@ -94,6 +94,7 @@
     if (f.generator !== "any" && !p.g.includes(f.generator)) return false;
     if (f.transition !== "any" && p.tr !== f.transition) return false;
     if (f.rewritten !== "any" && (f.rewritten === "yes") !== Boolean(p.u && p.u.rw)) return false;
+    if (f.noise === "flagged" && !p.nz) return false;
     if (f.wrong !== "nobody") {
       const m = ((p.m[row.c] || {})[f.wrong] || [])[META.scorings.indexOf(f.scoring)];
       if (m === undefined || m === null || m > 0) return false;  // ties count as wrong, as in the report
@@ -217,6 +218,8 @@
       p.u && p.u.rw ? "rewritten" : "not rewritten"]) tags.append(el("span", {}, t));
     view.append(tags, el("div", { class: "q", lang: lg }, question));
     if (reference) view.append(el("div", { class: "ref" }, "reference answer: ", el("span", { lang: lg }, reference)));
+    // Label noise (pipeline/reporting/label_noise.py): a reason to read the item, not a label.
+    for (const note of p.nz || []) view.append(el("div", { class: "noise" }, "⚠ label noise: ", el("span", { lang: lg }, note)));
     view.append(el("div", { class: "answers" }, answer("chosen", p, corpus, data), answer("rejected", p, corpus, data)));
 
     view.append(el("h2", {}, "Judges' labels"));
@@ -260,6 +263,28 @@
     });
     view.append(ol);
     drawRows();
+  }
+
+  // Label noise of the whole corpus (pipeline/reporting/label_noise.py): contexts built unanswerable whose
+  // passage answers, references failing the importer's checks; paired or not, since a leaking context whose
+  // answers all attempt makes no pair.
+  function showNoise() {
+    const view = $("view");
+    view.textContent = "";
+    view.dataset.id = "";
+    view.append(el("h2", {}, `Label noise (${META.noise.length}): a reason to read the item, not a label`));
+    for (const n of META.noise) {
+      const box = el("div", { class: "noise-item" }, el("div", { class: "tags" }, el("span", {}, n.kind), el("span", {}, n.ctx)),
+        el("div", { class: "q", lang: n.lg }, n.q), el("div", { class: "ref" }, "reference answer: ", el("span", { lang: n.lg }, n.ref || "(empty)")),
+        el("div", { class: "noise" }, n.kind === "leak" ? `built unanswerable, but passage [${n.slot}] says: ` : "its paragraph: ",
+          el("span", { lang: n.lg }, n.s)));
+      if (n.ans && n.ans.length) {
+        const table = el("table", {}, el("tr", {}, el("th", {}, "generator"), el("th", {}, "answer"), el("th", {}, "label")));
+        for (const [g, text, label] of n.ans) table.append(el("tr", {}, el("td", {}, g), el("td", { lang: n.lg }, text), el("td", {}, label)));
+        box.append(table);
+      }
+      view.append(box);
+    }
   }
 
   // ------------------------------------------------------------------------------- links and start
@@ -312,6 +337,9 @@
     let timer = null;
     $("f-search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(applyFilters, 150); });
     $("random20").addEventListener("click", random20);
+    $("noise").textContent = `label noise (${META.noise.length})`;
+    $("noise").disabled = !META.noise.length;
+    $("noise").addEventListener("click", showNoise);
     // Each filter back to its first choice by hand: form.reset() left a changed <select> as it was.
     $("reset").addEventListener("click", () => {
       for (const [k, values] of Object.entries(SELECTS)) $("f-" + k).value = values[0];
@@ -331,5 +359,5 @@
   }
 
   // Tests and the screenshot script wait on this, and drive the page through the same functions a click does.
-  window.explorer = { ready: start(), state, go, random20, applyFilters, useSplit, meta: META };
+  window.explorer = { ready: start(), state, go, random20, applyFilters, useSplit, showNoise, meta: META };
 })();
