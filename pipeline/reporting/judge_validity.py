@@ -20,12 +20,14 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
     if not validity:
         return None
     out: dict[str, Any] = {"set": validity["set"], "judges": {}}
-    for judge, scopes in validity["judges"].items():
+    order = validity["judge_order"]
+    for judge in order:
+        scopes = validity["judges"][judge]
         out["judges"][judge] = {
             lang: {d: {k: s["dimensions"][d][k] for k in ("n", "agreement", "ci", "kappa")} for d in COLUMNS}
             for lang in SCOPES if (s := scopes.get(f"{lang}/{REPORTED_HALF}"))}
-    primary = next(iter(validity["judges"]), None)
-    if primary and f"all/{REPORTED_HALF}" in validity["judges"][primary]:
+    primary = order[0]
+    if f"all/{REPORTED_HALF}" in validity["judges"][primary]:
         dims = validity["judges"][primary][f"all/{REPORTED_HALF}"]["dimensions"]
         out["confusion"] = {"judge": primary, **{d: dims[d]["confusion"] for d in LABEL_DIMENSIONS}}
     return out

@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     files = validation_files(Path(params.judge.validation))
     items = read_validation(files)
     judge_items = [judge_item(i) for i in items]
-    report: dict = {"files": [f.name for f in files], "set": composition(items), "judges": {}}
+    # The primary judge (the first, which builds the pairs) is named: JSON objects keep no order.
+    report: dict = {"files": [f.name for f in files], "set": composition(items),
+                    "judge_order": list(params.judge.judges), "judges": {}}
     with compacting(args.cache_dir):
         for spec in params.judge.judges:
             judge = make_judge(spec, params, cached_factory(params, Path(args.cache_dir)))
