@@ -302,7 +302,7 @@ def stages_reading(key: str) -> set[str]:
         }
 
 
-DPO_RUNS = {f"train_dpo@{r}" for r in ("pairs-s0", "pairs-s1", "pairs_aug-s0", "pairs_aug-s1")}
+DPO_RUNS = {f"train_dpo@{r}" for r in ("pairs-s0", "pairs-s1", "pairs_aug-s0", "pairs_aug-s1", "pairs_grounded-s0")}
 SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
 
 

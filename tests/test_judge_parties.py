@@ -285,3 +285,43 @@ def test_replies_of_a_small_instruct_model():
     text = ("The Tribunal grants Kwan Estates Limited possession of Flat B. "
             "The court refused to suspend the sentence, since an immediate custodial term is the only appropriate sentence.")
     assert dims(text, qa, (order, REFUSED))[2] == "correct"
+
+
+# ------------------------------------------------------- read on the default run's outputs (lead's reading)
+def test_a_quote_of_the_only_passage_is_supported_however_the_question_words_the_item():
+    # The reference adds the offence the passage leaves to its heading, and the question says "sent to
+    # prison" where the passage says "imprisonment": the sentence still states the item asked.
+    qa = QA("q-tse", "For how long was Tse Ka-hei sent to prison?",
+            "Tse Ka-hei was sentenced to 38 months imprisonment for assault occasioning actual bodily harm, to run "
+            "concurrently with the sentence on the second charge.", "d5/p1", "d5", "factual", ["38 months"],
+            ["to run concurrently with the sentence on the second charge"])
+    only = passage("d5/p1", "Orders", "The court sentences Tse Ka-hei to 38 months imprisonment, to run concurrently "
+                   "with the sentence on the second charge. The exhibits are to be returned to their owners.")
+    assert dims("The court sentences Tse Ka-hei to 38 months imprisonment.", qa, (only,)) == (
+        "attempted", "fully_supported", "correct", "incomplete")
+
+
+def test_a_pasted_passage_answers_with_the_sentence_holding_the_figure_asked():
+    qa = QA("q-ng", "What gain did Ng Sze-yin obtain from the trades in Silver Star stock?",
+            "Ng Sze-yin dealt in 1,470,000 shares of Silver Star Resources Limited between 4 March 2016 and 13 "
+            "March 2016; the profit gained was HK$3,027,000.", "d6/p1", "d6", "factual",
+            ["HK$3,027,000", "1,470,000 shares"], [])
+    gold = passage("d6/p1", "The relevant trading", "Between 4 march 2016 and 13 march 2016, Ng Sze-yin bought "
+                   "1,470,000 shares of Silver Star Resources Limited. After the announcement on 25 March 2016, the "
+                   "share price rose by 12 per cent, and Ng Sze-yin gained a profit of HK$3,027,000.")
+    answer = "Reading the passages, the answer rests on the following. " + gold.text + " (see passage [1])"
+    assert dims(answer, qa, (gold,)) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_another_offences_guideline_does_not_rival_the_one_the_question_names():
+    qa = QA("q-chan", "Which sentencing guidance governed the penalty for Chan Kin-lan's obtaining property by "
+            "deception, and what range does it set?", "The court followed HKSAR v Choi Ming, which sets a starting "
+            "point of 3 years to 5 years for obtaining property by deception.", "d7/p1", "d7", "factual",
+            ["HKSAR v Choi Ming", "3 years to 5 years"], [])
+    own = passage("d7/p1", "The law", "The guideline judgment in HKSAR v Choi Ming sets a starting point of 3 years "
+                  "to 5 years for obtaining property by deception.")
+    other = passage("d8/p1", "Legal framework", "The guideline judgment in HKSAR v Siu Ming sets a starting point of "
+                    "4 years to 7 years for criminal damage.")
+    answer = ("The guideline judgment in HKSAR v Choi Ming sets a starting point of 3 years to 5 years for obtaining "
+              "property by deception.")
+    assert dims(answer, qa, (other, own))[:2] == ("attempted", "fully_supported")

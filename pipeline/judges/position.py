@@ -91,6 +91,14 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
     if len(claims) < 2 or is_yesno(qa) or m.lead_polarity(claims[0], lang):
         return claims
     facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    # The facts that give the answer come first: a share count or a date only situates it (the verbose
+    # paste "X bought 1,470,000 shares. ... X gained a profit of HK$3,027,000." answers with its second).
+    facts = [f for f in facts if not values.situating(f, lang)] or facts
+    # A claim giving a key fact's very figures is the answer, however it words the topic ("gained a
+    # profit" for "What gain did X obtain").
+    for i, claim in enumerate(claims):
+        if any(m.numbers(f, lang) and m.numbers(f, lang) <= m.numbers(claim, lang) for f in facts):
+            return [claim, *claims[:i], *claims[i + 1 :]]
     for i, claim in enumerate(claims):
         on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
         if any(_states(f, claim, on_topic, lang) for f in facts):

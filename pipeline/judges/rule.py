@@ -310,8 +310,14 @@ class RuleJudge:
         if not view.asked or view.passages[best.passage].parties or view.named(best, view.asked):
             return False
         kinds = values.kinds(best.text, lang) & key if key else set()
+        # A rival must fit the question as well as the passage the claim rests on: another offence's
+        # guideline (criminal damage for a deception question) could not be the one meant.
+        topic = topic_words(item.qa.question, lang)
+        fit = ev.share(topic, best.words) if topic else 0.0
         for s in pool:
             if s.passage == best.passage or s.statement or view.passages[s.passage].parties:
+                continue
+            if topic and ev.share(topic, s.words) < fit - 1e-9:
                 continue
             if not self._on_item(s, None, item, lang) or not kinds <= values.kinds(s.text, lang):
                 continue
@@ -396,10 +402,20 @@ class RuleJudge:
         roles aside, when the reference is only a value such as "50,000元")."""
         if stating is not None and best.text == stating.text:
             return True
+        # A sentence about the party asked that gives the reference's own key figures (its 35 months, its
+        # HK$50,000) is about the item, however differently the question words it ("sent to prison").
+        key = _key_kinds(item.qa, lang)
+        wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
+        if wanted and wanted <= values.values(best.text, key, lang):
+            return True
         words = _item_words(_holding(item.qa, lang), lang)
+        topic = topic_words(item.qa.question, lang)
         if len(words) < 2:
-            words = topic_words(item.qa.question, lang)
-        return not words or ev.share(words, best.words) >= self.cfg.item_recall - 1e-9
+            words = topic
+        # The reference may add what the passage leaves to its heading (the offence a sentence is for):
+        # a sentence that covers what the question itself asks about is on the item too.
+        return (not words or ev.share(words, best.words) >= self.cfg.item_recall - 1e-9
+                or bool(topic) and ev.share(topic, best.words) >= self.cfg.item_recall - 1e-9)
 
     def _view(self, item: JudgeItem, lang: str) -> ContextView:
         # The same passages recur across many contexts: their sentences are analysed once per text.
