@@ -204,7 +204,9 @@ def build_contexts(
                     "family",
                     f"variant {variant} needs {need} distractors outside family {qa.family!r}, found only "
                     f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool}"
-                    + (f", other languages filling in once {lang!r} runs out)" if foreign[lang] else ")"),
+                    + (f", other languages filling in once {lang!r} runs out)" if foreign[lang] else ")")
+                    + f": contexts.k = {k} asks for k - 1 distractors per answerable context and k per unanswerable "
+                      "one; lower contexts.k or add decisions",
                 )
             if spec.answerable:
                 slot = gold_slot(qa.id, variant, k)
