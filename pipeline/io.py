@@ -189,8 +189,10 @@ def _usual_modes(root: Path) -> None:
 def write_run_log(name: str, facts: dict[str, Any]) -> Path:
     """Facts of one run on this machine (wall time, threads) under logs/, which is neither an output
     nor in git: outputs then hold only what their inputs determine, byte-identical on every rerun."""
+    from pipeline import cpu_pin
+
     path = RUN_LOGS / f"{name}.json"
-    write_json(path, facts)
+    write_json(path, {**facts, "cpu": cpu_pin.facts()})
     return path
 
 

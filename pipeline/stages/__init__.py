@@ -11,6 +11,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline import cpu_pin
+
+# Before any stage module imports torch or numpy: the CPU code paths every stage's floats come from.
+try:
+    cpu_pin.pin()
+except ValueError as _bad_switch:
+    sys.exit(f"error: {_bad_switch}")
+
 
 def start(
     doc: str | None, argv: Sequence[str] | None, add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
@@ -28,6 +36,7 @@ def start(
     if args.debug:
         os.environ[DEBUG] = "1"
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    logging.getLogger("pipeline.stages").info(cpu_pin.summary())
     quiet_library_warnings()
     return args, params_mod.load(args.params)
 
