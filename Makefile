@@ -9,7 +9,15 @@ BIN    := $(VENV)/bin
 # The offline page template of `dvc plots show` (.dvc/config): vega bundles inlined from the npm registry.
 PLOTS_TEMPLATE := reports/plots_template.html
 
-.PHONY: setup repro test reliability bench lint clean-venv
+# nvcc from the package index (about 130 MB with the runtime, crt, nvvm and cccl headers it compiles
+# against), so that `make test` compiles the CUDA kernels on every machine, GPU or not. It goes beside the
+# virtual environment, not into it: a CUDA build of torch pins CUDA runtime wheels of its own.
+NVCC_DIR    := .cache/nvcc
+NVCC_WHEELS := nvidia-cuda-nvcc==13.5.37 nvidia-cuda-runtime==13.5.37 nvidia-cuda-crt==13.5.37 \
+               nvidia-nvvm==13.5.37 nvidia-cuda-cccl==13.3.5.0.6
+NVCC_STAMP  := $(NVCC_DIR)/.installed-13.5.37
+
+.PHONY: setup repro test reliability bench lint nvcc cuda-check clean-venv
 setup: $(VENV)/.installed $(PLOTS_TEMPLATE)
 
 $(VENV)/.installed: pyproject.toml
@@ -30,8 +38,22 @@ $(PLOTS_TEMPLATE): scripts/build_plots_template.py | $(VENV)/.installed
 repro: setup
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dvc repro
 
-test: setup
+test: setup nvcc
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pytest
+
+nvcc: $(NVCC_STAMP)
+
+$(NVCC_STAMP): | $(VENV)/.installed
+	rm -rf $(NVCC_DIR)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(NVCC_DIR) $(NVCC_WHEELS)
+	touch $@
+
+# Compile-checks of the CUDA sources without a GPU (docs/kernel.md): the kernels through nvcc for sm_80 and
+# sm_90, the torch glue through g++ -fsyntax-only against torch's, CUDA's, cuBLAS's, cuSPARSE's and
+# cuSOLVER's headers. Opt-in: the first run downloads the three libraries' wheels (about 935 MB) and keeps
+# their headers in .cache/cuda-check/.
+cuda-check: setup nvcc
+	$(BIN)/python scripts/cuda_check.py
 
 # Bad input, faults of HTTP servers, secrets and paid calls (issue 19): a subset of `make test`.
 reliability: setup

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import glob
 import io
 import json
@@ -52,13 +53,41 @@ def require_finite(values: Iterable[float], what: str, names: Sequence[str] | No
         raise NonFiniteError(f"{what}: {len(bad)} non-finite value(s), first {first}" + (f": {hint}" if hint else ""))
 
 
+def path_problem(path: str | Path, missing: str = "file not found") -> str | None:
+    """Why `path` cannot be opened, or None when it can be reached: `missing` for a path that is not
+    there, and a symbolic link that points nowhere or into a loop named as such (Path.exists() calls
+    both missing, which sends the user looking for a file that is there)."""
+    path = Path(path)
+    try:
+        path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            return f"a symbolic link to {os.readlink(path)!r}, which does not exist"
+        return missing
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop (the link leads, directly or through others, back to itself)"
+        return exc.strerror or type(exc).__name__
+    return None
+
+
+def require_path(path: str | Path, param: str | None = None, missing: str = "file not found") -> None:
+    """InputError naming `path`, what is wrong with it (path_problem) and `param`, the key that named it,
+    unless it can be reached."""
+    problem = path_problem(path, missing)
+    if problem is not None:
+        where = str(path) if len(str(path)) <= 300 else f"{str(path)[:150]}...{str(path)[-150:]}"
+        raise InputError(where, None, None, problem + (f" ({param})" if param else ""))
+
+
 def iter_json(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, decoded object) for each non-blank line; bad UTF-8 or JSON is an InputError."""
     path = Path(path)
     try:
         fh = open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(path, None, None, "file not found") from None
+    except OSError:
+        require_path(path)
+        raise
     with fh:
         for number, raw in enumerate(fh, start=1):
             try:
@@ -160,8 +189,10 @@ def _usual_modes(root: Path) -> None:
 def write_run_log(name: str, facts: dict[str, Any]) -> Path:
     """Facts of one run on this machine (wall time, threads) under logs/, which is neither an output
     nor in git: outputs then hold only what their inputs determine, byte-identical on every rerun."""
+    from pipeline import cpu_pin
+
     path = RUN_LOGS / f"{name}.json"
-    write_json(path, facts)
+    write_json(path, {**facts, "cpu": cpu_pin.facts()})
     return path
 
 

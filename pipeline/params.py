@@ -166,7 +166,7 @@ class ContextsParams:
     dense_models: dict[str, str] = field(default_factory=dict)
     # Embedding model per language for the plain dense variants ({zh: e5}): a question in a listed
     # language is retrieved with that model; a language not listed uses dense_model.
-    dense_language_models: dict[str, str] = field(default_factory=dict)
+    dense_language_models: dict[str, str] = field(default_factory=lambda: {"zh": "e5"})
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names contexts.dense_language_models.<language>, unless
     # allow_uncovered_language is true (retrieval then runs on the poor embeddings, the choice of the user).
@@ -312,7 +312,8 @@ class PretrainParams:
     num_heads: Count = 4
     num_kv_heads: Count = 2
     max_position_embeddings: Count = 2048
-    seq_len: Count = 256
+    # Tokens per training window; one token alone has no next token to predict.
+    seq_len: Annotated[int, Range(2, note="a window needs a next token to predict")] = 256
     batch_size: Count = 16
     steps: Count = 600
     lr: Positive = 3e-3
@@ -458,7 +459,7 @@ class IracParams:
     # "minilm" (English only), "e5" or "use" (multilingual, packaged), or a sentence-transformers model.
     embedding_model: str = "minilm"
     # Embedding model per record language ({zh: e5}); a language not listed uses embedding_model.
-    embedding_models: dict[str, str] = field(default_factory=dict)
+    embedding_models: dict[str, str] = field(default_factory=lambda: {"zh": "e5"})
     # A model whose tokenizer leaves more than this share of a language's tokens unknown does not cover
     # that language: the stage stops and names irac.embedding_models.<language>, unless
     # allow_uncovered_language is true.
@@ -552,6 +553,11 @@ def _check_runs(train: TrainParams, fail: typed.Fail) -> None:
                            f"{shown(entry)} trains on outside pairs, but train.external_pairs.format is none")
         if len(set(entries)) != len(entries):
             raise fail(f"train.runs.{objective}", "a run is listed twice")
+    if not run_names(train):
+        # The score and report stages compare trained reward models with the base model: with none there
+        # is nothing to compare, and a report of the base model alone would only look like a result.
+        raise fail("train.runs", f"{shown(train.runs)} lists no run (allowed: at least one <corpus>-s<seed> under "
+                                 f"{' or '.join(OBJECTIVES)}, e.g. dpo: [pairs-s0])")
 
 
 def _check_relations(p: Params, fail: typed.Fail) -> None:

@@ -13,6 +13,7 @@ offline answerers, the judges), lazily, so reading params stays light and free o
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from pipeline import typed
@@ -78,6 +79,28 @@ def check_names(p: Any, fail: typed.Fail) -> None:
                 raise fail(f"train.lora.target_modules[{i}]", f"the built-in model has no layer {shown(module)} "
                                                               f"(it has {', '.join(BUILTIN_LINEAR_MODULES)})")
     _check_trainer_kwargs(p.train.trainer_kwargs, fail)
+    if not ENV_NAME.match(p.generate.api_key_env):
+        # An empty name read no variable, so requests went out without a key and without a word.
+        raise fail("generate.api_key_env", f"{shown(p.generate.api_key_env)} is not an environment variable name "
+                                           "(allowed: letters, digits and _, not starting with a digit, e.g. "
+                                           "OPENAI_API_KEY; for a server that takes no key, leave that variable unset)")
+    _check_id_prefixes(p, fail)
+
+
+# A POSIX environment variable name.
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _check_id_prefixes(p: Any, fail: typed.Fail) -> None:
+    """An id prefix starts every id an import makes: one that cannot start a record id would be blamed on
+    every record of the data, so it is refused here, naming the key."""
+    from pipeline.importers import is_safe_id
+
+    for key, prefix in (("decisions.documents.id_prefix", p.decisions.documents.id_prefix),
+                        ("corpus.qa_import.id_prefix", p.corpus.qa_import.id_prefix)):
+        if "/" in prefix or not is_safe_id(f"{prefix}x"):
+            raise fail(key, f"{shown(prefix)} cannot start a record id (allowed: letters, digits and . _ : -, "
+                            "starting with a letter or digit, no '/'; e.g. doc-)")
 
 
 def _check_variants(p: Any, fail: typed.Fail) -> None:

@@ -49,7 +49,11 @@ def parse_run(name: str) -> RunSpec:
         raise ValueError(f"run {shown(name)}: seed {match['seed']} is out of range (allowed: 0 to {MAX_SEED})")
     if match["objective"] not in OBJECTIVES:
         raise ValueError(f"run {shown(name)}: unknown objective {shown(match['objective'])} (known: {', '.join(OBJECTIVES)})")
-    for part in match["corpus"].split("+"):
+    parts = match["corpus"].split("+")
+    for i, part in enumerate(parts):
         if part not in CORPUS_PARTS:
             raise ValueError(f"run {shown(name)}: unknown corpus part {shown(part)} (known: {', '.join(CORPUS_PARTS)})")
+        if part in parts[:i]:
+            raise ValueError(f"run {shown(name)}: corpus part {shown(part)} is named twice (it would train on those "
+                             "pairs twice; each part once)")
     return RunSpec(match["objective"], match["corpus"], int(match["seed"]))

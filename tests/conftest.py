@@ -12,6 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import cpu_pin
+
+# The CPU code paths of every stage (pipeline/cpu_pin.py), also for the stages tests run in this process:
+# before any test module imports torch, so in-process and child-process results agree bit for bit.
+cpu_pin.pin()
+
 ROOT = Path(__file__).resolve().parents[1]
 # What a clone of the project holds that the pipeline needs; data, models and reports are DVC's to make.
 PROJECT_FILES = ["pipeline", "csrc", "dvc.yaml", "params", "data/external", "data/validation", "pyproject.toml", ".dvcignore", ".gitignore"]

@@ -333,13 +333,14 @@ class NoUnknownTokenizer:
 
 def test_an_english_only_dense_model_on_chinese_text_stops_naming_the_param():
     """The bundled MiniLM (WordPiece, English vocabulary) turns most Chinese characters into [UNK]: the
-    stage stops before embedding anything and names the per-language model param and the opt-in."""
+    stage stops before embedding anything and names the per-language model param and the opt-in (here with
+    Chinese left to dense_model: the shipped params route it to e5)."""
     from pipeline.params import ContextsParams
     from pipeline.retrieval.build import make_retrievers
     from pipeline.retrieval.coverage import CoverageError
 
     with pytest.raises(CoverageError) as info:
-        make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, ContextsParams(), None, ZH_LANGUAGES)
+        make_retrievers(ZH_PASSAGES, ZH_QAS, {"dense"}, ContextsParams(dense_language_models={}), None, ZH_LANGUAGES)
     message = str(info.value)
     assert "'minilm'" in message and "language 'zh'" in message
     assert "contexts.dense_language_models.zh" in message and "contexts.allow_uncovered_language" in message
@@ -423,7 +424,7 @@ def test_gold_recall_per_language_counts_hits_in_the_top_k(tmp_path):
     texts = [passage_text(p) for p in ZH_PASSAGES] + [q.question for q in qas]
     rows = np.eye(3, dtype=np.float32)
     EmbeddingCache(tmp_path, "m").add([text_key(t) for t in texts], np.stack([*rows, rows[2], rows[2], rows[2]]))
-    cfg = ContextsParams(dense_model="m", allow_uncovered_language=True)
+    cfg = ContextsParams(dense_model="m", dense_language_models={}, allow_uncovered_language=True)
     # "m" has no tokenizer to load: the coverage check is not what this test is about.
     with mock.patch.object(build, "check_coverage", return_value=0.0):
         recall = gold_recall(ZH_PASSAGES, qas, cfg, tmp_path, ZH_LANGUAGES, k=1)

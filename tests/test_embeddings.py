@@ -203,7 +203,9 @@ def test_contexts_stage_stops_in_one_line_when_the_dense_model_does_not_read_chi
     (tmp_path / "data/raw/decisions.jsonl").write_text(dumps(decision) + "\n", encoding="utf-8")
     (tmp_path / "passages.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in passages), encoding="utf-8")
     (tmp_path / "qa.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qas), encoding="utf-8")
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"contexts": {"variants": ["gold_only", "gold_plus_dense"]}}))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"contexts": {"variants": ["gold_only", "gold_plus_dense"],
+                                                                   # Chinese left to dense_model (minilm)
+                                                                   "dense_language_models": {}}}))
     proc = stage("pipeline.stages.contexts", ["--passages", "passages.jsonl", "--qa", "qa.jsonl", "--out", "c.jsonl",
                                               "--cache-dir", "cache"], tmp_path)
     assert proc.returncode == 1, proc.stderr
@@ -223,7 +225,7 @@ def irac_files(tmp_path: Path, irac: dict) -> list[str]:
 
 
 @pytest.mark.parametrize(("irac", "start"), [
-    ({}, "irac: error: embedding model 'minilm' does not cover language 'zh'"),
+    ({"embedding_models": {}}, "irac: error: embedding model 'minilm' does not cover language 'zh'"),
     ({"embedding_models": {"zh": "no-such/model"}, "tau": {"no-such/model": 0.5}},
      "irac: error: irac.embedding_models.zh: embedding model 'no-such/model' cannot be loaded"),
 ])  # fmt: skip

@@ -369,7 +369,7 @@ def test_unknown_token_rate_is_the_share_of_unknown_tokens():
 def test_a_model_that_does_not_cover_chinese_stops_with_the_param_to_set():
     decisions = [zh_decision()]
     with pytest.raises(CoverageError, match=r"irac\.embedding_models\.zh") as err:
-        evaluate.check_languages(decisions, params(), tokenizer_for=lambda model: CharTokenizer())
+        evaluate.check_languages(decisions, params(embedding_models={}), tokenizer_for=lambda model: CharTokenizer())
     assert "'minilm'" in str(err.value) and "irac.allow_uncovered_language" in str(err.value)
     # A model named for zh is the one checked; the opt-in accepts the poor coverage and reports the rate.
     seen = []

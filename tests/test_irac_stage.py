@@ -116,13 +116,13 @@ def zh_files(tmp_path: Path, irac: dict) -> list[str]:
 
 def test_chinese_decisions_with_the_english_only_model_stop_before_any_work(tmp_path):
     with pytest.raises(SystemExit, match=r"irac\.embedding_models\.zh") as err:
-        stage.main(zh_files(tmp_path, {}))
+        stage.main(zh_files(tmp_path, {"embedding_models": {}}))  # Chinese left to embedding_model (minilm)
     assert "'minilm'" in str(err.value) and "'zh'" in str(err.value)
     assert not (tmp_path / "irac").exists() and not (tmp_path / "reports").exists()
 
 
 def test_chinese_decisions_run_per_party_when_the_user_opts_in(tmp_path):
-    stage.main(zh_files(tmp_path, {"allow_uncovered_language": True}))
+    stage.main(zh_files(tmp_path, {"allow_uncovered_language": True, "embedding_models": {}}))
     outputs = [json.loads(x) for x in (tmp_path / "irac/outputs.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(o["id"] for o in outputs if o["task"] == "fields") == [
         "fields/rule/standard/zh-1", "fields/rule/standard/zh-2/p0", "fields/rule/standard/zh-2/p1",

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from pipeline import language
 from pipeline.importers import Invalid, Skips, files_of, no_records
-from pipeline.io import InputError, iter_json
+from pipeline.io import InputError, iter_json, require_path
 from pipeline.records import Decision, RecordError, parse
-from pipeline.typed import shown
 
 # Passage ids are "<decision id>/<section id>" and must stay valid ids (records.SAFE_ID allows 200 chars).
 MAX_PASSAGE_ID = 190
@@ -26,12 +25,7 @@ def load_records(
     """docs/method.md §1 Decision JSONL: one file, or every *.jsonl of a folder in name order. `param` is the key
     that named `path`, for the messages; an invalid record stops the import unless `skips` says skip."""
     skips = skips if skips is not None else Skips(param.rsplit(".path", 1)[0])
-    try:
-        exists = path.exists()
-    except OSError as exc:  # a name the file system cannot hold (too long)
-        raise InputError(shown(str(path)), None, None, f"{exc.strerror} ({param})") from None
-    if not exists:
-        raise InputError(path, None, None, f"file not found ({param})")
+    require_path(path, param)
     out: list[Decision] = []
     seen = set(taken)
     for file in files_of(path, "*.jsonl", param):

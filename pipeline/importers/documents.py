@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 from pipeline.importers import Invalid, Skips, files_of, no_records, safe_id
 from pipeline.importers.checks import check_decision, load_records
 from pipeline.importers.paths import PathMissing, PathSyntaxError, read_path, split_path
-from pipeline.io import InputError, iter_json
+from pipeline.io import InputError, iter_json, require_path
 from pipeline.params import DocumentsImportParams, ParamsError
 from pipeline.records import Decision, RecordError, parse
 
@@ -136,8 +137,7 @@ def load_documents(
     Invalid documents stop the import (`cfg.on_invalid: stop`) or are counted in `skips` and left out."""
     skips = skips if skips is not None else Skips(PARAM, cfg.on_invalid)
     path = root / cfg.path
-    if not path.exists():
-        raise InputError(path, None, None, f"not found ({PARAM}.path)")
+    require_path(path, f"{PARAM}.path", missing="not found")
     if cfg.format == "records":
         return load_records(path, taken, f"{PARAM}.path", skips)
     check_mapping(cfg)
@@ -319,4 +319,7 @@ def _scalar(value: Any, file: Path, line: int | None, here: str) -> str:
     """A field value: strings as they are, numbers as written in JSON (4665091.79 -> "4665091.79")."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise Invalid("wrong_type", file, line, here, f"expected a string or number, got {type(value).__name__}")
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON readers accept NaN and Infinity; as text they would become a value ("NaN") or an id ("doc-Infinity").
+        raise Invalid("wrong_type", file, line, here, f"{value} is not a finite number")
     return value if isinstance(value, str) else json.dumps(value)

@@ -38,7 +38,7 @@ from pipeline.importers import Invalid, Skips, files_of, no_records, safe_id
 from pipeline.importers.checks import language_mismatch
 from pipeline.importers.reference_checks import ReferenceChecks
 from pipeline.importers.standalone import StandaloneCounts, make_standalone
-from pipeline.io import InputError
+from pipeline.io import InputError, require_path
 from pipeline.params import QaImportParams
 from pipeline.records import QA, Passage
 
@@ -58,8 +58,7 @@ def load_squad(
     import or are counted in `skips` (cfg.on_invalid)."""
     skips = skips if skips is not None else Skips("corpus.qa_import", cfg.on_invalid)
     path = root / cfg.path
-    if not path.exists():
-        raise InputError(path, None, None, f"not found ({PARAM})")
+    require_path(path, PARAM, missing="not found")
     passages: list[Passage] = []
     qas: list[QA] = []
     seen: dict[str, str] = {}

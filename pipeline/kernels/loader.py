@@ -33,8 +33,21 @@ def build_dir() -> Path:
     return Path(os.environ.get("PIPELINE_EXT_DIR") or ROOT / ".cache" / "torch_extensions")
 
 
+_ISA_ORDER = ("DEFAULT", "AVX2", "AVX512")
+
+
 def cpu_capability() -> str:
-    """The widest ATen vector ISA this CPU runs: the JIT build targets the machine it runs on."""
+    """The vector ISA the JIT build targets: the widest this CPU runs, capped by ATEN_CPU_CAPABILITY (the
+    stages pin it to avx2, pipeline/cpu_pin.py), so the extension rounds as ATen's kernels beside it do."""
+    native = _native_capability()
+    wanted = os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
+    if wanted in _ISA_ORDER and _ISA_ORDER.index(wanted) < _ISA_ORDER.index(native):
+        return wanted
+    return native
+
+
+def _native_capability() -> str:
+    """The widest ATen vector ISA this CPU runs."""
     try:
         flags = set()
         for line in Path("/proc/cpuinfo").read_text().splitlines():

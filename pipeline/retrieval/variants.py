@@ -221,7 +221,9 @@ def build_contexts(
                     f"{len(chosen)} distinct ones ({outside} passages outside the family, pool {pool}"
                     + (f", other languages filling in once {lang!r} runs out" if foreign[lang] else "")
                     + (f", {guard.skipped} passed over for naming a party of another decision of the context"
-                       if guard is not None and guard.skipped else "") + ")",
+                       if guard is not None and guard.skipped else "") + ")"
+                    + f": contexts.k = {k} asks for k - 1 distractors per answerable context and k per unanswerable "
+                      "one; lower contexts.k or add decisions",
                 )
             if spec.answerable:
                 slot = gold_slot(qa.id, variant, k)

@@ -6,9 +6,18 @@ import argparse
 import logging
 import os
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from pipeline import cpu_pin
+
+# Before any stage module imports torch or numpy: the CPU code paths every stage's floats come from.
+try:
+    cpu_pin.pin()
+except ValueError as _bad_switch:
+    sys.exit(f"error: {_bad_switch}")
 
 
 def start(
@@ -27,6 +36,7 @@ def start(
     if args.debug:
         os.environ[DEBUG] = "1"
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    logging.getLogger("pipeline.stages").info(cpu_pin.summary())
     quiet_library_warnings()
     return args, params_mod.load(args.params)
 
@@ -85,11 +95,36 @@ def run(main: Callable[..., None]) -> None:
     stage = module.rsplit(".", 1)[-1]
     try:
         main()
+    except SystemExit as exc:
+        # A stage's own one-line stop may quote data too.
+        if isinstance(exc.code, str):
+            raise SystemExit(printable(exc.code)) from None
+        raise
     except Exception as exc:
         message = explain(exc, stage)
         if message is None or os.environ.get(DEBUG) == "1":
             raise
-        sys.exit(f"{stage}: error: {' '.join(message.split())}")
+        sys.exit(printable(f"{stage}: error: {' '.join(message.split())}"))
+
+
+def printable(text: str) -> str:
+    """`text` with the control characters a message may quote from the data (an escape sequence that
+    recolours or clears the terminal, a NUL, a bidirectional override that reorders what is shown)
+    written as escapes, so the terminal shows the message as it is."""
+    return "".join(_escape(ch) if _is_control(ch) else ch for ch in text)
+
+
+def _is_control(ch: str) -> bool:
+    return ch not in "\n\t" and (unicodedata.category(ch) == "Cc" or unicodedata.bidirectional(ch) in _BIDI_CONTROLS)
+
+
+# Bidirectional embeddings, overrides and isolates (Unicode UAX #9): invisible, and they reorder the text after them.
+_BIDI_CONTROLS = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def explain(exc: Exception, stage: str) -> str | None:

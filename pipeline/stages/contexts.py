@@ -53,8 +53,6 @@ def main(argv: list[str] | None = None) -> None:
     passage_languages = _languages(args, params, passages, decisions)
     party_index = parties.index_corpus(decisions, passages, qas, passage_languages)
     party_skips: Counter = Counter()
-    # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants.
-    Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     try:
         retrievers = make_retrievers(passages, qas, needed, cfg, Path(args.cache_dir), passage_languages)
         with tqdm(total=len(qas), desc="contexts", unit="q", leave=False) as bar:
@@ -76,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
             (n for n, obj in iter_json(args.qa) if isinstance(obj, dict) and obj.get("id") == exc.qa_id), None
         )
         raise InputError(args.qa, line, exc.field, f"question {exc.qa_id!r}: {exc.message}") from None
+    # DVC keeps this folder between runs (persist) and wants it to exist even without dense variants;
+    # made once the contexts are built, so a stop leaves the project as it was.
+    Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     count = write_records(args.out, contexts)
     stats = languages.fill_ins(contexts, qas, passages, passage_languages, cfg.variants)
     stats["party_name_skips"] = {v: party_skips[v] for v in cfg.variants if v in party_skips}

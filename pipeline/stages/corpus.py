@@ -22,7 +22,7 @@ log = logging.getLogger("pipeline.corpus")
 
 def build(
     decisions: list[Decision], p: params_mod.Params, root: Path = Path("."), dropped: Counter | None = None,
-    skips: Skips | None = None,
+    skips: Skips | None = None, decisions_file: str | Path = paths.DECISIONS,
 ) -> tuple[list[Passage], list[QA]]:
     """Passages and questions of the decisions, then those of the outside QA set (corpus.qa_import).
     `dropped` receives the counts of candidate questions dropped by the checks, by reason; `skips` the
@@ -36,7 +36,7 @@ def build(
     ids = Counter(x.id for x in passages + imported[0])
     clash = sorted(i for i, n in ids.items() if n > 1)
     if clash:
-        raise ValueError(f"corpus: passage ids collide (decision id + section id, or corpus.qa_import.id_prefix): {clash[:3]}")
+        raise ValueError(_collision(clash, passages, imported[0], decisions_file, cfg.qa_import.path))
     qas = make_questions(
         decisions, passages, cfg.questions_per_decision, cfg.qa_kinds, p.seed, cfg.max_shared_ngram, dropped
     )
@@ -48,6 +48,20 @@ def build(
     return passages, qas + imported[1]
 
 
+def _collision(clash: list[str], passages: list[Passage], imported: list[Passage], decisions_file: str | Path,
+               qa_path: str) -> str:
+    """Which records make the first colliding passage id, and how passage ids are made, so the user knows
+    which decision, section or key to change."""
+    pid = clash[0]
+    makers = [f"decision {p.decision_id!r} of {decisions_file}" for p in passages if p.id == pid]
+    makers += [f"article {p.decision_id!r} of {qa_path} (corpus.qa_import)" for p in imported if p.id == pid]
+    return (f"passage id {pid!r} is made twice, by {' and by '.join(makers)}"
+            + (f" ({len(clash)} ids collide; the next: {clash[1:3]})" if len(clash) > 1 else "")
+            + ": a decision's passage is <decision id>/<section id> (-1, -2, ... when corpus.max_passage_chars cuts "
+              "a section), an imported paragraph <corpus.qa_import.id_prefix><article>/p<n>; rename the decision "
+              "or section, or change corpus.qa_import.id_prefix")
+
+
 def main(argv: list[str] | None = None) -> None:
     args, p = start(__doc__, argv, _arguments)
     started = time.perf_counter()
@@ -55,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     skips = Skips("corpus.qa_import", p.corpus.qa_import.on_invalid)
     try:
         decisions = read_records(args.decisions, Decision)
-        passages, qas = build(decisions, p, dropped=dropped, skips=skips)
+        passages, qas = build(decisions, p, dropped=dropped, skips=skips, decisions_file=args.decisions)
     except (InputError, ValueError) as exc:
         sys.exit(f"corpus: error: {exc}")
     without = len(decisions) - len({q.id.rsplit("/", 1)[0] for q in qas} & {d.id for d in decisions})

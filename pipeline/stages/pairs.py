@@ -63,10 +63,11 @@ def main(argv: list[str] | None = None) -> None:
     if not pairs:
         # Names are checked with the params (pipeline/params_names.py); valid variants that were never
         # answered would still end in no pairs, and every later stage would fail or report nothing.
-        answered = sorted({c.variant for c in corpus.contexts})
+        answered = sorted({corpus.contexts[c.context_id].variant for c in corpus.candidates})
         raise ParamsError(f"{args.params}: pairs.variants: {params.pairs.variants} made no pairs from the "
-                          f"{len(corpus.candidates)} candidates (the contexts hold the variants {answered}; "
-                          "allowed: variants that generate.variants answers and whose answers differ)")
+                          f"{len(corpus.candidates)} candidates (they answer the variants {answered} of "
+                          "generate.variants; allowed: variants that generate.variants answers and whose answers "
+                          "differ)")
     card = cards.render(pairs, out.name, cards.Provenance(_stage(out), card_params(params, hierarchy), primary,
                                                           notes=[hierarchy_note(hierarchy, stats)]))
     counts = write_splits(out, pairs, card=card)
