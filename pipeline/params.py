@@ -263,6 +263,14 @@ class JudgeParams:
     # Retries of an LLM judge whose reply does not match the schema, before it is recorded unparseable.
     max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=128))
+    # LLM judges: ask for each label under its JSON schema (pipeline/structured): local models decode only
+    # allowed labels, servers get response_format; the reason is capped at reason_max_chars characters.
+    constrained: bool = True
+    reason_max_chars: Count = 200
+    # How many candidates each LLM judge labels: a seeded sample of whole contexts up to this many
+    # candidates (0 = all). The primary judge labels all (it builds the pairs); a sampled judge's labels
+    # file holds its sample, which its agreement with the others is measured on.
+    llm_max_candidates: Annotated[int, Range(0, note="0 = all")] = 0
 
 
 @dataclass(frozen=True)
@@ -453,6 +461,13 @@ class IracParams:
     judge: str = ""
     max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=1024))
+    # Model systems and the grader: ask for the fields object and the grade under their JSON schemas
+    # (pipeline/structured), string values capped at value_max_chars, grade reasons at reason_max_chars.
+    constrained: bool = True
+    value_max_chars: Count = 160
+    reason_max_chars: Count = 200
+    # The token budget of the free first call of the reasoning modes (0 = decoding.max_new_tokens).
+    reasoning_max_new_tokens: NonNegInt = 0
     # Decisions with annotated fields to evaluate, taken in id order; 0 = all.
     max_decisions: Annotated[int, Range(0, note="0 = all")] = 0
     bootstrap_resamples: Count = 10000

@@ -101,7 +101,8 @@ class CachedModelSystem(ModelSystem):
     def __init__(self, spec: str, params: Params, cache_dir: Path):
         self._generator = CachedGenerator(make_generator(spec, params.generate), str(cache_dir / "responses"))
         cfg = params.irac
-        super().__init__(self._generator, cfg.max_retries, cfg.decoding, params.seed)
+        super().__init__(self._generator, cfg.max_retries, cfg.decoding, params.seed, cfg.constrained,
+                         cfg.value_max_chars, cfg.reasoning_max_new_tokens)
 
     def close(self) -> None:
         self._generator.close()
@@ -112,7 +113,7 @@ def grade(outputs: Sequence[IracOutput], decisions: Sequence[Decision], params: 
     cfg = params.irac
     generator = CachedGenerator(make_generator(cfg.judge, params.generate), str(cache_dir / "responses"))
     try:
-        grader = Grader(generator, cfg.max_retries, cfg.decoding, params.seed)
+        grader = Grader(generator, cfg.max_retries, cfg.decoding, params.seed, cfg.constrained, cfg.reason_max_chars)
         analyses = [o for o in outputs if o.task == "analysis"]
         return grader.grade(analyses, {d.id: d for d in decisions}, field_specs(decisions))
     finally:
