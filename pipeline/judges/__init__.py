@@ -27,9 +27,9 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
             raise ValueError(f"judge {spec!r}: expected 'llm:<backend>:<model>'")
         if generator_factory is None:
             generator_factory = _default_factory(params)
-        return LLMJudge(
-            spec, generator_factory(name), params.judge.max_retries, params.judge.decoding, params.seed
-        )
+        cfg = params.judge
+        return LLMJudge(spec, generator_factory(name), cfg.max_retries, cfg.decoding, params.seed,
+                        cfg.constrained, cfg.reason_max_chars)
     raise ValueError(
         f"unknown judge {spec!r} (expected 'rule:strict', 'rule:lenient' or 'llm:<backend spec>')"
     )

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from pipeline import paths
+from pipeline.agreement import agreement
 from pipeline.importers import Skips, skipped_path
 from pipeline.importers.pairs import OutsidePairRecord, read_outside_pairs
 from pipeline.io import InputError, read_records, write_json, write_text
@@ -60,12 +61,36 @@ def read_imports(params: Params, root: Path = Path(".")) -> tuple[list[dict], li
     return out, pairs
 
 
+def sampled_judge(spec: str, params: Params) -> bool:
+    """Whether a judge labels only a sample (a non-primary LLM judge under judge.llm_max_candidates)."""
+    return (spec.startswith("llm:") and bool(params.judge.llm_max_candidates)
+            and spec != params.judge.judges[0])
+
+
+def sampled_agreement(full: list, sampled: list) -> dict:
+    """Per sampled judge: its sample size, unparseable count and, on the candidates of its sample, its
+    agreement with each full judge and with all of them (pipeline/agreement.py, over the candidates
+    every judge compared labelled)."""
+    out = {}
+    for name, labels in sampled:
+        out[name] = {
+            "labels": len(labels),
+            "unparseable": sum(v.status != "ok" for v in labels.values()),
+            "agreement_with": {other: agreement([others, labels]) for other, others in full},
+            "agreement_all": agreement([*(lab for _, lab in full), labels]),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
     decisions = read_records(paths.DECISIONS, Decision)
     corpus = load_interim()
-    judges = [(j, load_labels(labels_file(j), corpus.candidates)) for j in params.judge.judges]
+    # A sampled LLM judge (judge.llm_max_candidates) is measured on its sample, beside the full judges.
+    loaded = [(j, load_labels(labels_file(j), corpus.candidates, complete=not sampled_judge(j, params)))
+              for j in params.judge.judges]
+    judges = [(j, labels) for j, labels in loaded if not sampled_judge(j, params)]
     pairs, pairs_aug = paths.read_pairs(paths.PAIRS), paths.read_pairs(paths.PAIRS_AUG)
     augment_meta = json_or(paths.AUGMENT_META, {})
     # The contexts stage's language counts (cross-language fill-in distractors); absent from older runs.
@@ -77,6 +102,9 @@ def main(argv: list[str] | None = None) -> None:
     metrics["data_sources"] = data_sources(decisions, corpus, outside_pairs)
     if imports:  # only when an import is on: the default's report stays as it was
         metrics["imports"] = imports
+    sampled = [(j, labels) for j, labels in loaded if sampled_judge(j, params)]
+    if sampled:
+        metrics["sampled_judges"] = sampled_agreement(judges, sampled)
     metrics = without_nan(metrics)
     write_json(paths.REPORTS / "data_details.json", metrics)
     write_json(paths.REPORTS / "data_metrics.json", headline_metrics(metrics))
