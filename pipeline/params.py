@@ -466,8 +466,10 @@ class IracParams:
     constrained: bool = True
     value_max_chars: Count = 160
     reason_max_chars: Count = 200
-    # The token budget of the free first call of the reasoning modes (0 = decoding.max_new_tokens).
+    # Token budgets of the free first call of the reasoning modes and of a fields object (a case type has
+    # up to ~20 fields), each 0 = decoding.max_new_tokens (which analyses and grades use).
     reasoning_max_new_tokens: NonNegInt = 0
+    fields_max_new_tokens: NonNegInt = 0
     # Decisions with annotated fields to evaluate, taken in id order; 0 = all.
     max_decisions: Annotated[int, Range(0, note="0 = all")] = 0
     bootstrap_resamples: Count = 10000

@@ -102,7 +102,7 @@ class CachedModelSystem(ModelSystem):
         self._generator = CachedGenerator(make_generator(spec, params.generate), str(cache_dir / "responses"))
         cfg = params.irac
         super().__init__(self._generator, cfg.max_retries, cfg.decoding, params.seed, cfg.constrained,
-                         cfg.value_max_chars, cfg.reasoning_max_new_tokens)
+                         cfg.value_max_chars, cfg.reasoning_max_new_tokens, cfg.fields_max_new_tokens)
 
     def close(self) -> None:
         self._generator.close()

@@ -174,6 +174,7 @@ def _ask(
     max_retries: int,
     who: str,
     schema_of: Callable[[int], str | None] = lambda i: None,
+    max_new_tokens: int | None = None,
 ) -> tuple[dict[int, Any], list[_Trace]]:
     """Ask every item (index into seeds) until its reply parses, at most 1 + max_retries times; a retry
     note is worded in the item's language (`languages`, parallel to seeds); `schema_of(i)` is the schema
@@ -189,7 +190,7 @@ def _ask(
         for i in pending:
             trace = traces[i]
             note = retry_note(trace.last_reply, trace.problem, trace.attempts, languages[i]) if trace.attempts else None
-            requests.append(_request(decoding, build(i, note), seeds[i], schema_of(i)))
+            requests.append(_request(decoding, build(i, note), seeds[i], schema_of(i), max_new_tokens))
         responses = generator.generate(requests)
         if len(responses) != len(requests):
             raise RuntimeError(f"{who}: generator returned {len(responses)} replies for {len(requests)}")
@@ -214,10 +215,12 @@ class ModelSystem:
     (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct").
 
     `constrained`: ask for the fields object under its schema (string values capped at `value_max_chars`);
-    `reasoning_tokens`: the token budget of the first, free call of a reasoning mode (0: decoding's)."""
+    `reasoning_tokens` and `fields_tokens`: the token budgets of the first, free call of a reasoning mode
+    and of a fields reply (0: decoding's max_new_tokens)."""
 
     def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
-                 constrained: bool = False, value_max_chars: int = 160, reasoning_tokens: int = 0):
+                 constrained: bool = False, value_max_chars: int = 160, reasoning_tokens: int = 0,
+                 fields_tokens: int = 0):
         self.generator = generator
         self.name = generator.name
         self.max_retries = max_retries
@@ -226,6 +229,7 @@ class ModelSystem:
         self.constrained = constrained
         self.value_max_chars = value_max_chars
         self.reasoning_tokens = reasoning_tokens
+        self.fields_tokens = fields_tokens
 
     def run(
         self,
@@ -284,7 +288,7 @@ class ModelSystem:
 
         languages = [d.language for d in decisions]
         done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries,
-                            self.name, lambda i: schemas[i])
+                            self.name, lambda i: schemas[i], self.fields_tokens if task == "fields" else None)
         outputs = []
         for i, d in enumerate(decisions):
             trace = traces[i]
