@@ -444,6 +444,10 @@ class IracParams:
     modes: Annotated[list[Literal["standard", "expert_steps", "self_steps"]], NEEDED] = field(
         default_factory=lambda: ["standard", "expert_steps", "self_steps"]
     )
+    # Modes of one task where they differ from `modes` ({analysis: [standard]}); a task not listed uses `modes`.
+    task_modes: dict[Literal["fields", "analysis"], list[Literal["standard", "expert_steps", "self_steps"]]] = field(
+        default_factory=dict
+    )
     # A semantic field (or analysis segment) matches when the cosine of its embeddings is >= tau of the
     # embedding model: model name -> threshold. A builtin model not listed keeps its default (minilm 0.6,
     # e5 0.94, use 0.74: pipeline/embeddings/builtin.py); any other model in use must be listed.

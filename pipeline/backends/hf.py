@@ -77,6 +77,8 @@ class HFGenerator:
             else:
                 greedy.setdefault((r.max_new_tokens,), []).append(i)
         for (_,), idx in sorted(greedy.items()):
+            # Batches of similar length waste less on padding: on a CPU, prefill is most of the cost.
+            idx = sorted(idx, key=lambda i: len(requests[i].prompt))
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start : start + self.batch_size]
                 for i, resp in zip(chunk, self._run([requests[i] for i in chunk], sample=False), strict=True):

@@ -58,7 +58,7 @@ def run_systems(decisions: list[Decision], params: Params, cache_dir: Path) -> l
             modes = list(cfg.modes)
         try:
             for task in cfg.tasks:
-                for mode in modes:
+                for mode in (modes if system_spec == "rule" else cfg.task_modes.get(task, modes)):
                     outputs.extend(system.run(decisions, specs, task, mode))
                     log.info("%s: %s/%s done", system_spec, task, mode)
         finally:
