@@ -194,6 +194,22 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         f">= that model's tau ({_taus(metrics)}; calibration below). Intervals: bootstrap 95% over cases ({cfg.bootstrap_resamples} resamples, "
         f"seed {cfg.bootstrap_seed}).",
     ]
+    models = [x for x in cfg.systems if x != "rule"]
+    if models:
+        modes = "; ".join(f"{task} in {', '.join(cfg.task_modes.get(task, cfg.modes))}" for task in cfg.tasks)
+        budget = (f"fields objects at most {cfg.fields_max_new_tokens or cfg.decoding.max_new_tokens} tokens, the "
+                  f"reasoning call {cfg.reasoning_max_new_tokens or cfg.decoding.max_new_tokens}, analyses and "
+                  f"grades {cfg.decoding.max_new_tokens}")
+        cap = f"the first {cfg.max_decisions} decisions with annotated fields (irac.max_decisions)" \
+            if cfg.max_decisions else "every decision with annotated fields"
+        how = (f"under their JSON schema (irac.constrained), field values at most {cfg.value_max_chars} characters"
+               if cfg.constrained else "by prompt alone (irac.constrained off)")
+        retries = f"{cfg.max_retries} retr{'y' if cfg.max_retries == 1 else 'ies'}"
+        out += [
+            "",
+            f"**Run:** model systems {', '.join(models)} on {cap}; {modes} (irac.modes, irac.task_modes); "
+            f"structured replies {how}; {budget}; {retries} of an invalid reply.",
+        ]
     if offline:
         out += [
             "",
