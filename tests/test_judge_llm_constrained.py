@@ -82,8 +82,9 @@ def test_a_sampled_llm_judge_is_compared_with_the_rule_judge_on_its_sample():
 
 
 def test_the_data_report_measures_a_sampled_judge_on_its_sample_only():
+    from pipeline.judges import sampled_judge
     from pipeline.params import Params, from_dict
-    from pipeline.stages.data_report import sampled_agreement, sampled_judge
+    from pipeline.stages.data_report import sampled_agreement
 
     params = from_dict({"judge": {"judges": ["rule:strict", "llm:hf:m"], "llm_max_candidates": 4}})
     assert sampled_judge("llm:hf:m", params) and not sampled_judge("rule:strict", params)

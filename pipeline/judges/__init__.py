@@ -12,7 +12,14 @@ from pipeline import paths
 from pipeline.judges.base import Judge, JudgeItem, file_name, labels_file
 from pipeline.judges.rule import RuleJudge
 
-__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "make_judge"]
+__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "make_judge", "sampled_judge"]
+
+
+def sampled_judge(spec: str, params: Any) -> bool:
+    """Whether a judge labels only a sample of the candidates: a non-primary LLM judge under
+    judge.llm_max_candidates (pipeline/judges/llm.py sample_items)."""
+    return (spec.startswith("llm:") and bool(params.judge.llm_max_candidates)
+            and spec != params.judge.judges[0])
 
 
 def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:

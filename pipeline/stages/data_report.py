@@ -22,7 +22,7 @@ from pipeline.agreement import agreement
 from pipeline.importers import Skips, skipped_path
 from pipeline.importers.pairs import OutsidePairRecord, read_outside_pairs
 from pipeline.io import InputError, read_records, write_json, write_text
-from pipeline.judges import labels_file
+from pipeline.judges import labels_file, sampled_judge
 from pipeline.judges.inputs import load_interim, load_labels
 from pipeline.params import Params
 from pipeline.records import Decision
@@ -59,12 +59,6 @@ def read_imports(params: Params, root: Path = Path(".")) -> tuple[list[dict], li
         except InputError as exc:  # under stop, training stops on it; the report says why rather than failing
             out.append(skips.summary() | {"error": str(exc)})
     return out, pairs
-
-
-def sampled_judge(spec: str, params: Params) -> bool:
-    """Whether a judge labels only a sample (a non-primary LLM judge under judge.llm_max_candidates)."""
-    return (spec.startswith("llm:") and bool(params.judge.llm_max_candidates)
-            and spec != params.judge.judges[0])
 
 
 def sampled_agreement(full: list, sampled: list) -> dict:

@@ -15,7 +15,7 @@ from pathlib import Path
 from pipeline import paths
 from pipeline.augment.core import is_refusal
 from pipeline.io import atomic_dir, read_records, write_text
-from pipeline.judges import file_name
+from pipeline.judges import file_name, sampled_judge
 from pipeline.judges.inputs import load_labels
 from pipeline.preferences import refusal_of
 from pipeline.records import QA, Candidate, Score
@@ -49,7 +49,8 @@ def load(args: argparse.Namespace, judges: list[str]) -> explorer.Inputs:
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     started = time.perf_counter()
-    inp = load(args, list(prm.judge.judges))
+    # A judge that labelled a sample only (judge.llm_max_candidates) has no label for most answers shown.
+    inp = load(args, [j for j in prm.judge.judges if not sampled_judge(j, prm)])
     refusals = prm.generate.refusal_by_language()
     meta, splits = explorer.build(inp, lambda text: is_refusal(text, refusal_of(text, refusals)), passage_blind)
     settings = {"seed": prm.seed, "main_scoring": prm.report.main_scoring}
