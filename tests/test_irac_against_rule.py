@@ -74,3 +74,14 @@ def test_the_judge_score_and_recall_are_compared_on_the_same_cases():
     assert row["recall"]["difference"] == 0.0 and row["recall"]["verdict"] == "no clear difference"
     judge = metrics["analysis"]["hf:m/standard"]["judge"]
     assert judge["score"] == 0.0 and judge["ci95"] == [0.0, 0.0]
+
+
+def test_a_grader_that_gives_one_grade_to_everything_is_called_out():
+    from pipeline.irac.report import _one_grade
+
+    def entry(a, b, c):
+        return {"judge": {"A": a, "B": b, "C": c, "n": a + b + c}}
+
+    assert "same grade (A)" in _one_grade({"rule/standard": entry(3, 0, 0), "hf:m/standard": entry(5, 0, 0)})
+    assert _one_grade({"rule/standard": entry(3, 0, 0), "hf:m/standard": entry(4, 1, 0)}) == ""
+    assert _one_grade({"rule/standard": {"judge": None}}) == ""

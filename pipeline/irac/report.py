@@ -132,6 +132,17 @@ def _per_field(fields: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _one_grade(analysis: dict[str, dict[str, Any]]) -> str:
+    """A warning when the grader gave every analysis of every system the same grade: its score then
+    separates nothing."""
+    used = {g for m in analysis.values() if m.get("judge") for g in "ABC" if m["judge"][g]}
+    graded = sum(m["judge"]["n"] for m in analysis.values() if m.get("judge"))
+    if len(used) == 1 and graded > 1:
+        return (f" The grader gave all {graded} analyses the same grade ({used.pop()}), the rule system's and the "
+                "models' alike: its judge score does not tell them apart.")
+    return ""
+
+
 def _replies(metrics: dict[str, Any]) -> list[str]:
     """How each model system's replies were made, per task and mode."""
     lines = ["| system | mode | task | replies by constraint | cut off at the budget | reasoning calls | "
@@ -226,7 +237,10 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "fields both filled (exact after normalising numbers, currencies, Chinese numerals and dates). Overall: "
         "per case, exact share x exact accuracy + semantic share x semantic accuracy, averaged over cases with "
         "an overlap. Spurious fills: fields the system filled that the reference leaves empty. A system is asked "
-        "for every field its case type has, never told which ones a case fills.",
+        "for every field its case type has, never told which ones a case fills."
+        + (" Under the schema a model must write a value or null for every field, and a small model rarely "
+           "writes null: its completeness then says little, its accuracy says what the values are worth."
+           if models and cfg.constrained else ""),
         "",
         *_fields_table(metrics["fields"]),
         "",
@@ -261,7 +275,8 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "(interval: bootstrap over the graded analyses); "
         + (f"graded by {cfg.judge}{' under the grade schema' if cfg.constrained else ''}, the rule system's "
            "analyses and every model system's alike." if cfg.judge
-           else "no judge model configured (`irac.judge`), so not run."),
+           else "no judge model configured (`irac.judge`), so not run.")
+        + _one_grade(metrics["analysis"]),
     ]
     if _replies(metrics):
         out += ["", "## How the model replies were made", "",
