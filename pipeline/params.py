@@ -470,8 +470,9 @@ class IracParams:
     constrained: bool = True
     value_max_chars: Count = 160
     reason_max_chars: Count = 200
-    # Token budgets of the free first call of the reasoning modes and of a fields object (a case type has
-    # up to ~20 fields), each 0 = decoding.max_new_tokens (which analyses and grades use).
+    # Token budgets of the free first call of the reasoning modes and of a free (unconstrained) fields
+    # object, each 0 = decoding.max_new_tokens (which analyses and grades use). A constrained fields object
+    # gets the bound any object its schema allows fits in (pipeline/structured/schemas.py fields_token_bound).
     reasoning_max_new_tokens: NonNegInt = 0
     fields_max_new_tokens: NonNegInt = 0
     # Decisions with annotated fields to evaluate, taken in id order; 0 = all.

@@ -74,3 +74,18 @@ def test_the_judge_sample_takes_whole_contexts_seeded_up_to_the_cap():
     assert sample_items(items, 10, seed=13) == sample  # reproducible from params alone
     assert sample_items(items, 10, seed=14) != sample
     assert sample_items(items, 0, seed=13) == items and sample_items(items, 99, seed=13) == items
+
+
+def test_the_token_bound_holds_the_longest_object_the_schema_allows():
+    from pipeline.structured.schemas import SEPARATORS, fields_token_bound
+
+    names = ["respondent", "违法所得", "penalty_amount"]
+    bound = fields_token_bound(names, 8)
+    # The longest conforming replies: every value at the cap in 4-byte characters, or in characters that
+    # must be escaped (2 bytes each); a byte-level tokenizer needs at most one token per byte, plus EOS.
+    for char in ("\U0001F600", '"', "\n", "a"):
+        reply = json.dumps({n: char * 8 for n in names}, ensure_ascii=False, separators=SEPARATORS)
+        assert problems(fields_schema(names, 8), json.loads(reply)) == []
+        assert len(reply.encode("utf-8")) + 1 <= bound, char
+    # Not wildly above it either: one field more or a longer cap raises it.
+    assert fields_token_bound(names, 9) > bound and fields_token_bound([*names, "x"], 8) > bound

@@ -36,7 +36,13 @@ from pipeline.irac.prompts import (
 )
 from pipeline.irac.schema import FieldSpec, schema_key
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
-from pipeline.structured.schemas import choice_schema, fields_schema, problems, schema_text
+from pipeline.structured.schemas import (
+    choice_schema,
+    fields_schema,
+    fields_token_bound,
+    problems,
+    schema_text,
+)
 from pipeline.text import stable_hash
 
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
@@ -214,9 +220,10 @@ class ModelSystem:
     """A generator doing the docs/method.md §11 tasks; `decoding` holds temperature, top_p and max_new_tokens
     (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct").
 
-    `constrained`: ask for the fields object under its schema (string values capped at `value_max_chars`);
-    `reasoning_tokens` and `fields_tokens`: the token budgets of the first, free call of a reasoning mode
-    and of a fields reply (0: decoding's max_new_tokens)."""
+    `constrained`: ask for the fields object under its schema (string values capped at `value_max_chars`),
+    with a token budget that any object the schema allows fits in (fields_token_bound), so a constrained
+    reply is never cut open; `reasoning_tokens` and `fields_tokens`: the token budgets of the first, free
+    call of a reasoning mode and of a free fields reply (0: decoding's max_new_tokens)."""
 
     def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
                  constrained: bool = False, value_max_chars: int = 160, reasoning_tokens: int = 0,
@@ -287,8 +294,12 @@ class ModelSystem:
             return fields
 
         languages = [d.language for d in decisions]
+        budget = self.fields_tokens if task == "fields" else None
+        if self.constrained and task == "fields":
+            # The decoder stops when the object closes: the bound costs nothing a reply does not use.
+            budget = max(fields_token_bound([s.name for s in sp], self.value_max_chars) for sp in specs)
         done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries,
-                            self.name, lambda i: schemas[i], self.fields_tokens if task == "fields" else None)
+                            self.name, lambda i: schemas[i], budget)
         outputs = []
         for i, d in enumerate(decisions):
             trace = traces[i]

@@ -208,8 +208,10 @@ def render(metrics: dict[str, Any], params: Params) -> str:
     models = [x for x in cfg.systems if x != "rule"]
     if models:
         modes = "; ".join(f"{task} in {', '.join(cfg.task_modes.get(task, cfg.modes))}" for task in cfg.tasks)
-        budget = (f"fields objects at most {cfg.fields_max_new_tokens or cfg.decoding.max_new_tokens} tokens, the "
-                  f"reasoning call {cfg.reasoning_max_new_tokens or cfg.decoding.max_new_tokens}, analyses and "
+        fields_budget = ("the bound any object its schema allows fits in" if cfg.constrained
+                         else f"at most {cfg.fields_max_new_tokens or cfg.decoding.max_new_tokens} tokens")
+        budget = (f"fields objects {fields_budget}, the reasoning call "
+                  f"{cfg.reasoning_max_new_tokens or cfg.decoding.max_new_tokens} tokens, analyses and "
                   f"grades {cfg.decoding.max_new_tokens}")
         cap = f"the first {cfg.max_decisions} decisions with annotated fields (irac.max_decisions)" \
             if cfg.max_decisions else "every decision with annotated fields"

@@ -4,7 +4,8 @@ their schema, side by side in one run, on the `hf:` backend (SmolLM2-135M-Instru
     python -m pipeline.structured.bench [--decisions 3] [--grades 6] [--fields-tokens 256] [--out ...]
 
 Two reply kinds, as the irac stage asks for them: the fields object of a synthetic decision (standard
-prompt; a long object with every field of the case type) and the A/B/C grade of the rule system's
+prompt; a long object with every field of the case type; free with --fields-tokens, constrained with the
+bound any object its schema allows fits in) and the A/B/C grade of the rule system's
 analysis of one (a short choice). For each kind and way it records wall seconds, generated tokens,
 tokens/s, the share of replies the stage's own parser accepts, the share that conforms to the schema
 exactly, and the share cut off at the token budget; then the ratios constrained / free. The JSON (default
@@ -63,13 +64,15 @@ def _run(generator: Any, requests: Sequence[Request], parsers: Sequence[Callable
 
 
 def _side_by_side(generator: Any, prompts: Sequence[str], schemas: Sequence[dict], budget: int,
-                  parsers: Sequence[Callable[[str], Any]]) -> dict:
-    """Free first, then constrained, on the same prompts and budget (each reply parsed by its own parser
-    and checked against its own schema)."""
+                  parsers: Sequence[Callable[[str], Any]], constrained_budget: int | None = None) -> dict:
+    """Free first, then constrained, on the same prompts (each reply parsed by its own parser and checked
+    against its own schema); the constrained budget is the free one unless given (as the irac stage gives
+    a fields object the bound its schema allows)."""
     from pipeline.structured.schemas import schema_text
 
     free = [Request(p, max_new_tokens=budget) for p in prompts]
-    constrained = [Request(p, max_new_tokens=budget, schema=schema_text(s)) for p, s in zip(prompts, schemas, strict=True)]
+    constrained = [Request(p, max_new_tokens=constrained_budget or budget, schema=schema_text(s))
+                   for p, s in zip(prompts, schemas, strict=True)]
     out = {"free": _run(generator, free, parsers, schemas), "constrained": _run(generator, constrained, parsers, schemas)}
     f, c = out["free"], out["constrained"]
     out["ratios"] = {
@@ -128,9 +131,13 @@ def main(argv: list[str] | None = None) -> None:
     work = workload(args.decisions, args.grades, args.value_chars)
     generator.generate([Request("Say hello.", max_new_tokens=4)])  # warm-up: first-call allocations
     started = time.perf_counter()
+    from pipeline.structured.schemas import fields_token_bound
+
     field_parsers = [_fields_parser(parse_fields, list(s["properties"])) for s in work["fields"][1]]
+    bound = max(fields_token_bound(list(s["properties"]), args.value_chars) for s in work["fields"][1])
     kinds = {
-        "fields": _side_by_side(generator, work["fields"][0], work["fields"][1], args.fields_tokens, field_parsers),
+        "fields": _side_by_side(generator, work["fields"][0], work["fields"][1], args.fields_tokens, field_parsers,
+                                bound),
         "grade": _side_by_side(generator, work["grade"][0], work["grade"][1], args.grade_tokens,
                                [parse_grade] * len(work["grade"][0])),
     }
@@ -138,7 +145,8 @@ def main(argv: list[str] | None = None) -> None:
         "model": f"hf:{MODEL}",
         "engine": "llguidance",
         "batch_size": args.batch_size,
-        "budgets": {"fields": args.fields_tokens, "grade": args.grade_tokens, "value_chars": args.value_chars},
+        "budgets": {"fields": args.fields_tokens, "fields_constrained": bound, "grade": args.grade_tokens,
+                    "value_chars": args.value_chars},
         "seconds_total": round(time.perf_counter() - started, 1),
         "cpus": os.cpu_count(),
         "torch_threads": _threads(),

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 # The library that does the constraining, as response meta records it.
 ENGINE = "llguidance"
+# The escape letters a constrained string may use: two bytes each, never the six of \uXXXX.
+ESCAPES = 'nrtbf"\\'
 
 
 class ConstraintError(RuntimeError):
@@ -43,10 +45,12 @@ def _llguidance() -> Any:
 
 @lru_cache(maxsize=64)
 def compiled_grammar(schema_text: str) -> str:
-    """The llguidance grammar of a JSON schema (canonical text), with the fixed separators and no free
-    whitespace (pipeline/structured/schemas.py SEPARATORS)."""
+    """The llguidance grammar of a JSON schema (canonical text), with the fixed separators, no free
+    whitespace (pipeline/structured/schemas.py SEPARATORS) and only the two-character escapes (no \\uXXXX),
+    so a string of n characters takes at most 4n bytes (fields_token_bound)."""
     lg = _llguidance()
-    options = {"whitespace_flexible": False, "item_separator": SEPARATORS[0], "key_separator": SEPARATORS[1]}
+    options = {"whitespace_flexible": False, "item_separator": SEPARATORS[0], "key_separator": SEPARATORS[1],
+               "json_allowed_escapes": ESCAPES}
     grammar = lg.LLMatcher.grammar_from_json_schema(schema_text, overrides=options)
     error = lg.LLMatcher.validate_grammar(grammar)
     if error:

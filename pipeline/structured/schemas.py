@@ -36,6 +36,16 @@ def fields_schema(names: Sequence[str], max_chars: int) -> dict[str, Any]:
     }
 
 
+def fields_token_bound(names: Sequence[str], max_chars: int) -> int:
+    """Tokens enough for ANY object fields_schema(names, max_chars) allows, as the constrained decoder
+    writes it (SEPARATORS, no other whitespace): its UTF-8 bytes at most, since a byte-level tokenizer never
+    needs more tokens than bytes, with every value at max_chars characters of 4 bytes (or 2-byte escapes),
+    plus end-of-sequence. A fields reply given this budget always closes."""
+    per_field = [len(json.dumps(n, ensure_ascii=False).encode("utf-8")) + len(SEPARATORS[1]) + 2 + 4 * max_chars
+                 + len(SEPARATORS[0]) for n in names]
+    return 2 + sum(per_field) + 1
+
+
 def choice_schema(key: str, choices: Sequence[str], max_reason_chars: int) -> dict[str, Any]:
     """{key: one of `choices`, "reason": one sentence}: the IRAC grade and the judge's label."""
     return {
