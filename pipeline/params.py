@@ -269,6 +269,14 @@ class JudgeParams:
     # The validation set labelled by reading (docs/method.md §4): a folder of JSONL files that every judge
     # of `judges` is measured against (stage judge_eval). A profile in its own folder names it as ../.
     validation: str = paths.VALIDATION.as_posix()
+    # LLM judges: ask for each label under its JSON schema (pipeline/structured): local models decode only
+    # allowed labels, servers get response_format; the reason is capped at reason_max_chars characters.
+    constrained: bool = True
+    reason_max_chars: Count = 200
+    # How many candidates each LLM judge labels: a seeded sample of whole contexts up to this many
+    # candidates (0 = all). The primary judge labels all (it builds the pairs); a sampled judge's labels
+    # file holds its sample, which its agreement with the others is measured on.
+    llm_max_candidates: Annotated[int, Range(0, note="0 = all")] = 0
 
 
 @dataclass(frozen=True)
@@ -452,6 +460,10 @@ class IracParams:
     modes: Annotated[list[Literal["standard", "expert_steps", "self_steps"]], NEEDED] = field(
         default_factory=lambda: ["standard", "expert_steps", "self_steps"]
     )
+    # Modes of one task where they differ from `modes` ({analysis: [standard]}); a task not listed uses `modes`.
+    task_modes: dict[Literal["fields", "analysis"], list[Literal["standard", "expert_steps", "self_steps"]]] = field(
+        default_factory=dict
+    )
     # A semantic field (or analysis segment) matches when the cosine of its embeddings is >= tau of the
     # embedding model: model name -> threshold. A builtin model not listed keeps its default (minilm 0.6,
     # e5 0.94, use 0.74: pipeline/embeddings/builtin.py); any other model in use must be listed.
@@ -469,6 +481,16 @@ class IracParams:
     judge: str = ""
     max_retries: NonNegInt = 2
     decoding: DecodingParams = field(default_factory=lambda: DecodingParams(max_new_tokens=1024))
+    # Model systems and the grader: ask for the fields object and the grade under their JSON schemas
+    # (pipeline/structured), string values capped at value_max_chars, grade reasons at reason_max_chars.
+    constrained: bool = True
+    value_max_chars: Count = 160
+    reason_max_chars: Count = 200
+    # Token budgets of the free first call of the reasoning modes and of a free (unconstrained) fields
+    # object, each 0 = decoding.max_new_tokens (which analyses and grades use). A constrained fields object
+    # gets the bound any object its schema allows fits in (pipeline/structured/schemas.py fields_token_bound).
+    reasoning_max_new_tokens: NonNegInt = 0
+    fields_max_new_tokens: NonNegInt = 0
     # Decisions with annotated fields to evaluate, taken in id order; 0 = all.
     max_decisions: Annotated[int, Range(0, note="0 = all")] = 0
     bootstrap_resamples: Count = 10000

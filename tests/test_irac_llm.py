@@ -19,6 +19,7 @@ from pipeline.irac.llm import (
     Grader,
     ModelSystem,
     ReplyError,
+    grade_schema,
     output_id,
     parse_fields,
     parse_grade,
@@ -28,6 +29,8 @@ from pipeline.irac.prompts import (
     EXPERT_STEPS,
     GENERIC_STEPS,
     MARKER,
+    MODES,
+    REASONING_MODES,
     analysis_prompt,
     fields_prompt,
     grader_prompt,
@@ -36,6 +39,7 @@ from pipeline.irac.prompts import (
 from pipeline.irac.schema import field_specs, schema_key
 from pipeline.params import DecodingParams, GenerateParams
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput, Section
+from pipeline.structured.schemas import fields_schema
 from pipeline.text import stable_hash
 
 DECODING = DecodingParams(temperature=0.0, top_p=1.0, max_new_tokens=64)
@@ -104,8 +108,9 @@ class ScriptedModel:
     decision's title (the whole title when it has no " v "); `issue` gets a blank string, every other field null; two keys nobody asked for are
     added; the object comes in a ```json fence after a line of chatter.
     Analysis prompts: a four-part IRAC paragraph quoting the party, date and amount.
-    self_steps prompts (the marker instruction is present): numbered steps, a draft after a first
-    marker, then the real answer after a second marker.
+    Reasoning requests (the first call of a reasoning mode): two numbered notes. The second call of
+    self_steps (notes given, no expert checklist): a draft after a first marker, then the real answer
+    after a second marker.
     Grading prompts: A when the analysis has Rule:, Conclusion: and an HK$ amount, B when it has a
     Conclusion:, else C.
     Triggers: GARBLE-ONCE -> an unusable reply until the prompt has a retry note ("previous reply");
@@ -119,9 +124,11 @@ class ScriptedModel:
             return ("I would give this a B." if "ANALYSIS TO GRADE" in prompt else ""), finish
         if "ANALYSIS TO GRADE:" in prompt:
             return self.grade(prompt.split("ANALYSIS TO GRADE:", 1)[1]), finish
+        if "the answer is asked for next" in prompt:
+            return NOTES, finish
         answer = self.fields(prompt) if "\nFIELDS:\n" in prompt else self.analysis(prompt)
-        if f"{MARKER} and" in prompt:
-            answer = f"1. Read the decision.\n2. Find the orders.\n{MARKER}\ndraft that I discard\n**{MARKER}** {answer}"
+        if "YOUR NOTES:" in prompt and "REASONING STEPS" not in prompt:
+            answer = f"{DRAFT}\n**{MARKER}** {answer}"
         return answer, finish
 
     @staticmethod
@@ -168,10 +175,14 @@ class ScriptedModel:
         return json.dumps({"grade": grade, "reason": f"scripted grade {grade}"})
 
 
+NOTES = "1. Read the decision.\n2. Find the orders."
+DRAFT = f"Going over my notes.\n{MARKER}\ndraft that I discard"
+
+
 class ChatServer(LoopbackServer):
     """A real HTTP server on loopback implementing /v1/chat/completions with ScriptedModel's replies."""
 
-    def __init__(self):
+    def __init__(self, refuse_response_format: bool = False):
         self.model = ScriptedModel()
         self.prompts: list[str] = []
         self.bodies: list[dict] = []
@@ -187,6 +198,10 @@ class ChatServer(LoopbackServer):
                 with outer.lock:
                     outer.prompts.append(prompt)
                     outer.bodies.append(body)
+                if refuse_response_format and "response_format" in body:
+                    # As servers without structured output answer it (e.g. an older llama.cpp or a hosted API).
+                    send_json(self, 400, {"error": {"message": "Unrecognized request argument: response_format"}})
+                    return
                 text, finish = outer.model.reply(prompt)
                 send_json(self, 200 if self.path == "/v1/chat/completions" else 404, chat_reply(body["model"], text, finish))
 
@@ -225,18 +240,26 @@ def generator_for(server: ChatServer) -> BatchCounter:
 # ------------------------------------------------------------------------------------ prompts
 @pytest.mark.parametrize("task", ["fields", "analysis"])
 def test_the_three_modes_build_different_prompts(task):
-    def build(mode: str, d: Decision = SENTENCING) -> str:
+    def build(mode: str, d: Decision = SENTENCING, reasoning: str | None = None) -> str:
         if task == "fields":
-            return fields_prompt(d, SPECS[d.case_type], mode)
-        return analysis_prompt(d, mode)
+            return fields_prompt(d, SPECS[d.case_type], mode, reasoning=reasoning)
+        return analysis_prompt(d, mode, reasoning=reasoning)
 
-    prompts = {m: build(m) for m in ("standard", "expert_steps", "self_steps")}
+    prompts = {m: build(m) for m in MODES}
     assert len(set(prompts.values())) == 3
     for mode, prompt in prompts.items():
         assert SENTENCING.text in prompt
         has_steps = all(step in prompt for step in EXPERT_STEPS["criminal_sentencing"])
         assert has_steps == (mode == "expert_steps"), mode
-        assert (MARKER in prompt) == (mode == "self_steps"), mode
+        # The first call of a reasoning mode asks for the reasoning alone.
+        assert ("Write only the" in prompt) == (mode in REASONING_MODES), mode
+    # Its second call carries that reasoning as the model's notes and asks for the answer.
+    for mode in REASONING_MODES:
+        final = build(mode, reasoning="1. The plea came late.\n")
+        assert "YOUR NOTES:\n1. The plea came late.\n\n" in final and "Write only the" not in final
+        assert SENTENCING.text in final
+        assert all(step in final for step in EXPERT_STEPS["criminal_sentencing"]) == (mode == "expert_steps")
+        assert ("JSON object and nothing else" in final) == (task == "fields")
     # Each case type gets its own checklist; an unknown one the generic list.
     assert EXPERT_STEPS["insider_trading"][1] in build("expert_steps", INSIDER)
     assert EXPERT_STEPS["criminal_sentencing"][1] not in build("expert_steps", INSIDER)
@@ -264,14 +287,17 @@ def test_prompts_of_a_chinese_decision_are_worded_in_chinese(mode):
     specs = field_specs([zh])[schema_key(zh)]
     data_words = {w.lower() for s in specs for w in re.findall(r"[A-Za-z_]+", f"{s.name} {s.type} {s.description}")}
     prompts = [fields_prompt(zh, specs, mode, retry_note("oops", "no JSON object", 1, "zh"), "张某"),
-               analysis_prompt(zh, mode), grader_prompt(zh, specs, "张某构成内幕交易。")]
+               fields_prompt(zh, specs, mode, None, "张某", "1. 确认当事人。"),
+               analysis_prompt(zh, mode), analysis_prompt(zh, mode, None, "1. 确认当事人。"),
+               grader_prompt(zh, specs, "张某构成内幕交易。")]
     for prompt in prompts:
         latin = {w.lower() for w in re.findall(r"[A-Za-z_]+", prompt)}
         assert latin <= _ZH_ALLOWED_LATIN | data_words | {"oops", "no", "object"}, prompt
     assert "证券法" in analysis_prompt(zh, "expert_steps")  # Chinese law's checklist, not the HK ordinance
     if mode == "self_steps":
+        assert "【你的笔记】\n1. 确认当事人。" in analysis_prompt(zh, mode, None, "1. 确认当事人。")
         reply = "1. 确认当事人。\n最终答案：张某利用内幕信息买入股票，构成内幕交易。"
-        assert split_answer(reply, mode)[0] == "张某利用内幕信息买入股票，构成内幕交易。"
+        assert split_answer(reply)[0] == "张某利用内幕信息买入股票，构成内幕交易。"
 
 
 def test_grader_prompt_shows_the_reference_fields_as_key_points_not_the_text():
@@ -287,12 +313,13 @@ def test_grader_prompt_shows_the_reference_fields_as_key_points_not_the_text():
 # ------------------------------------------------------------------------------------ parsing
 def test_split_answer_takes_the_text_after_the_last_marker():
     reply = f"1. Step.\n{MARKER} first try\n2. Think again: the final answer: is not a marker mid-line\n## Final Answer: kept"
-    answer, steps = split_answer(reply, "self_steps")
+    answer, steps = split_answer(reply)
     assert answer == "kept"
     assert steps == len(reply[: reply.index("## Final")].strip())
-    assert split_answer(reply, "standard") == (reply.strip(), 0)
+    # No marker: the whole reply is the answer, unless a marker is required.
+    assert split_answer("  The answer is no. ") == ("The answer is no.", 0)
     with pytest.raises(ReplyError, match="FINAL ANSWER"):
-        split_answer("1. Step.\nThe answer is no.", "self_steps")
+        split_answer("1. Step.\nThe answer is no.", required=True)
 
 
 def test_parse_fields_keeps_known_string_and_number_values():
@@ -348,7 +375,8 @@ def test_fields_over_http_with_retries_and_one_batch_per_attempt(server, tmp_pat
         "penalty_amount": "HK$2,400,000",
         "shares_traded": "2200000",
     }
-    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "unknown_keys": 2}
+    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "constrained": "none", "unknown_keys": 2}
+    assert not any("response_format" in b for b in server.bodies)  # constraint off: plain prompting
 
     sentencing = by_decision["d-sentencing"]
     assert sentencing.status == "ok" and sentencing.meta["attempts"] == 2
@@ -377,21 +405,29 @@ def test_fields_over_http_with_retries_and_one_batch_per_attempt(server, tmp_pat
         assert o.system == server.spec
 
 
-def test_analysis_in_self_steps_mode_keeps_only_the_final_answer(server):
+def test_analysis_in_self_steps_mode_reasons_first_then_answers(server):
     gen = generator_for(server)
-    outputs = ModelSystem(gen, max_retries=1, decoding=DECODING).run(DECISIONS, SPECS, "analysis", "self_steps")
+    outputs = ModelSystem(gen, max_retries=1, decoding=DECODING, reasoning_tokens=32).run(
+        DECISIONS, SPECS, "analysis", "self_steps")
     by_decision = {o.decision_id: o for o in outputs}
     insider = by_decision["d-insider"]
     assert insider.status == "ok" and insider.fields is None
+    # The answer call's reply is read after its last marker; the reasoning call's reply is kept whole.
     assert insider.analysis == (
         "Issue: what order should be made against Chan Tai-man. Rule: the governing provision applies. "
         "Application: on 15 May 2019 the sum at stake was HK$2,400,000. Conclusion: the order is made."
     )
-    steps = f"1. Read the decision.\n2. Find the orders.\n{MARKER}\ndraft that I discard"
-    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "steps_chars": len(steps)}
+    assert insider.meta == {"attempts": 1, "finish_reason": "stop", "constrained": "none", "reasoning": NOTES,
+                            "reasoning_finish_reason": "stop", "steps_chars": len(NOTES)}
     assert by_decision["d-sentencing"].status == "ok"
-    assert by_decision["d-tenancy"].status == "unparseable" and by_decision["d-tenancy"].meta["attempts"] == 2
-    assert gen.batches == [4, 2] and all(MARKER in p for p in server.prompts)
+    tenancy = by_decision["d-tenancy"]
+    assert tenancy.status == "unparseable" and tenancy.meta["attempts"] == 2 and tenancy.meta["reasoning"] == ""
+    # One batch of reasoning calls (their own token budget), then the answers and one retry.
+    assert gen.batches == [4, 4, 2]
+    assert [b["max_tokens"] for b in server.bodies[:4]] == [32] * 4
+    reasoning_calls, answer_calls = server.prompts[:4], server.prompts[4:]
+    assert all("YOUR NOTES" not in p for p in reasoning_calls)
+    assert all(f"YOUR NOTES:\n{NOTES}" in p for p in answer_calls if "GARBLE" not in p)
     assert all(o.id.startswith("analysis/") and "/self_steps/" in o.id for o in outputs)
 
 
@@ -401,9 +437,11 @@ def test_fields_in_self_steps_and_expert_modes(server):
     steps = system.run([INSIDER], SPECS, "fields", "self_steps")[0]
     expert = system.run([INSIDER], SPECS, "fields", "expert_steps")[0]
     assert steps.fields == expert.fields and steps.fields["penalty_amount"] == "HK$2,400,000"
-    assert "steps_chars" in steps.meta and "steps_chars" not in expert.meta
-    assert EXPERT_STEPS["insider_trading"][0] in server.prompts[1]
-    assert EXPERT_STEPS["insider_trading"][0] not in server.prompts[0]
+    assert steps.meta["reasoning"] == expert.meta["reasoning"] == NOTES
+    # Two calls per mode: self_steps' reasoning and answer, then expert_steps' (the checklist in both).
+    assert len(server.prompts) == 4
+    assert [EXPERT_STEPS["insider_trading"][0] in p for p in server.prompts] == [False, False, True, True]
+    assert [f"YOUR NOTES:\n{NOTES}" in p for p in server.prompts] == [False, True, False, True]
     with pytest.raises(ValueError, match="no field specs"):
         system.run([INSIDER], {}, "fields", "standard")
 
@@ -488,4 +526,52 @@ def test_synthetic_decisions_in_every_mode(server):
             # The scripted model takes the first date of the text, which is in the text as written.
             assert o.fields["decision_date"] in d.text
             ids.add(o.id)
-    assert len(ids) == 9 and gen.batches == [3, 3, 3]
+    assert len(ids) == 9 and gen.batches == [3, 3, 3, 3, 3]
+
+
+# ------------------------------------------------------------------------------------ constrained replies
+def _asked_schema(body: dict) -> dict | None:
+    fmt = body.get("response_format")
+    return fmt["json_schema"]["schema"] if fmt else None
+
+
+def test_constrained_replies_ask_the_server_for_their_schema(server):
+    gen = generator_for(server)
+    system = ModelSystem(gen, max_retries=0, decoding=DECODING, constrained=True, value_max_chars=50)
+    standard = system.run([INSIDER, SENTENCING], SPECS, "fields", "standard")
+    names = {d.id: [s.name for s in SPECS[d.case_type]] for d in (INSIDER, SENTENCING)}
+    # Each decision's request carries the schema of its own case type's fields.
+    assert {json.dumps(_asked_schema(b)) for b in server.bodies} == {
+        json.dumps(fields_schema(n, 50)) for n in names.values()}
+    assert standard[0].status == "ok" and standard[0].meta["constrained"] == "response_format"
+    assert standard[0].fields["penalty_amount"] == "HK$2,400,000"
+    # A reasoning mode: the reasoning call is free, only the answer call is constrained.
+    before = len(server.bodies)
+    system.run([INSIDER], SPECS, "fields", "expert_steps")
+    assert [_asked_schema(b) is not None for b in server.bodies[before:]] == [False, True]
+    # An analysis is prose: never constrained.
+    before = len(server.bodies)
+    system.run([INSIDER], SPECS, "analysis", "standard")
+    assert _asked_schema(server.bodies[before]) is None
+    grader = Grader(gen, 0, DECODING, constrained=True, reason_max_chars=80)
+    before = len(server.bodies)
+    grades = grader.grade([analysis_output("d-insider", "Issue: a. Rule: b. HK$1. Conclusion: c.")], DECISIONS_BY_ID, SPECS)
+    assert grades[0].grade == "A" and _asked_schema(server.bodies[before]) == grade_schema(80)
+
+
+def test_a_server_that_refuses_response_format_is_prompted_plainly(caplog):
+    with ChatServer(refuse_response_format=True) as server:
+        gen = generator_for(server)
+        system = ModelSystem(gen, max_retries=0, decoding=DECODING, constrained=True)
+        with caplog.at_level("WARNING", logger="pipeline.backends.openai"):
+            first = system.run([INSIDER], SPECS, "fields", "standard")[0]
+            again = system.run([SENTENCING, TENANCY], SPECS, "fields", "standard")
+    # Refused once, asked again without the field, and never offered it again.
+    assert [("response_format" in b) for b in server.bodies] == [True, False, False, False]
+    warnings = [r for r in caplog.records if "refuses response_format" in r.getMessage()]
+    assert len(warnings) == 1 and "Unrecognized request argument" in warnings[0].getMessage()
+    # The replies are validated as any other: the good one parses, the garbled one stays unparseable.
+    assert first.status == "ok" and first.meta["constrained"] == "prompt"
+    assert first.fields["respondent"] == "Chan Tai-man"
+    assert [o.status for o in again] == ["unparseable", "unparseable"]
+    assert again[1].meta["problem"] == "no JSON object found"

@@ -14,6 +14,7 @@ from pipeline.irac import metrics
 from pipeline.irac.metrics import (
     judge_score,
     per_field_accuracy,
+    pooled_ci,
     score_analysis_batch,
     score_fields_batch,
     segments,
@@ -134,6 +135,8 @@ def test_field_summary_and_per_field_accuracy():
     assert (s["reference_fields"], s["filled"]) == (5 + 5 + 3, 3 + 0 + 3)
     assert s["exact"] == {"correct": 3, "total": 4, "accuracy": 0.75}
     assert s["semantic"] == {"correct": 1, "total": 2, "accuracy": 0.5}
+    # Each pooled accuracy has its case-resampled interval, which holds the point estimate.
+    assert s["exact_ci95"][0] <= 0.75 <= s["exact_ci95"][1] and s["semantic_ci95"][0] <= 0.5 <= s["semantic_ci95"][1]
     expected = bootstrap_interval(np.array([0.6, 0.0, 1.0]), 500, 3)
     assert s["completeness"]["ci95"] == [expected.low, expected.high]
     assert expected.low <= s["completeness"]["mean"] <= expected.high
@@ -226,10 +229,24 @@ def test_analysis_recall_of_hand_built_cases():
 def test_judge_score_arithmetic():
     # A=1, B=2, C=1, unparseable=1: (1 + 0.5 * 2) / 5 = 0.4 over all graded; 2 / 4 = 0.5 over parseable.
     s = judge_score(["A", "B", "B", "C", None])
-    assert s == {"A": 1, "B": 2, "C": 1, "unparseable": 1, "n": 5, "score": 0.4, "score_parseable": 0.5}
+    assert s == {"A": 1, "B": 2, "C": 1, "unparseable": 1, "n": 5, "score": 0.4, "ci95": None,
+                 "score_parseable": 0.5}  # fmt: skip
     assert judge_score([])["score"] is None
     assert judge_score([None, None]) == {"A": 0, "B": 0, "C": 0, "unparseable": 2, "n": 2, "score": 0.0,
-                                         "score_parseable": None}  # fmt: skip
+                                         "ci95": None, "score_parseable": None}  # fmt: skip
+    # The interval is the bootstrap of the per-analysis points (A 1, B 0.5, else 0) over the analyses.
+    grades = ["A", "B", "B", "C", None] * 4
+    boot = judge_score(grades, resamples=2000, seed=1)["ci95"]
+    expected = bootstrap_interval(np.array([1.0, 0.5, 0.5, 0.0, 0.0] * 4), 2000, 1)
+    assert boot == [expected.low, expected.high] and boot[0] < 0.4 < boot[1]
+
+
+def test_pooled_accuracy_interval_resamples_cases_not_fields():
+    # Two cases: one all right (10/10), one all wrong (0/10). Pooled 0.5; resampling cases, a resample
+    # is 0, 0.5 or 1, so the interval spans [0, 1] -- a field-level interval would be far narrower.
+    low, high = pooled_ci([10, 0], [10, 10], 2000, 3)
+    assert (low, high) == (0.0, 1.0)
+    assert pooled_ci([1, 2], [0, 0], 100, 3) is None and pooled_ci([1], [2], 0, 3) is None
 
 
 def test_empty_summaries_have_no_means():

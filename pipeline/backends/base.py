@@ -28,6 +28,9 @@ class Request:
     max_new_tokens: int = 256
     # Only used when temperature > 0: the same seed gives the same sample.
     seed: int = 0
+    # A JSON schema (canonical text, pipeline/structured/schemas.py schema_text) the reply must follow:
+    # local backends constrain decoding to it, servers are asked for it as response_format; None = free text.
+    schema: str | None = None
 
     def decoding(self) -> dict[str, Any]:
         """The decoding parameters that can change the output (the seed only matters when sampling)."""
@@ -38,6 +41,8 @@ class Request:
         }
         if self.temperature > 0:
             out["seed"] = int(self.seed)
+        if self.schema is not None:  # absent for free text: those keys stay as they were
+            out["schema"] = self.schema
         return out
 
 

@@ -3,6 +3,8 @@
 AutoModelForCausalLM with safetensors only and trust_remote_code off; the prompt goes through the
 tokenizer's chat template when it has one. Greedy by default and batched; a request with
 temperature > 0 is sampled on its own under its seed, so its sample does not depend on its batch.
+A request with a JSON schema is decoded under it (pipeline/structured/hf.py): its reply can only be an
+object the schema allows, closed before max_new_tokens when the schema's string caps leave room.
 """
 
 from __future__ import annotations
@@ -49,7 +51,15 @@ class HFGenerator:
             model, revision=revision, trust_remote_code=trust_remote_code, use_safetensors=True, dtype=dtype
         ).to(self.device)
         self.model.eval()
+        self._grammar_tokenizer = None  # built on the first constrained request (~1 s)
         log.info("loaded %s on %s", model, self.device)
+
+    def grammar_tokenizer(self):
+        from pipeline.structured.hf import GrammarTokenizer
+
+        if self._grammar_tokenizer is None:
+            self._grammar_tokenizer = GrammarTokenizer(self.tokenizer)
+        return self._grammar_tokenizer
 
     def render(self, prompt: str) -> str:
         if getattr(self.tokenizer, "chat_template", None):
@@ -67,6 +77,8 @@ class HFGenerator:
             else:
                 greedy.setdefault((r.max_new_tokens,), []).append(i)
         for (_,), idx in sorted(greedy.items()):
+            # Batches of similar length waste less on padding: on a CPU, prefill is most of the cost.
+            idx = sorted(idx, key=lambda i: len(requests[i].prompt))
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start : start + self.batch_size]
                 for i, resp in zip(chunk, self._run([requests[i] for i in chunk], sample=False), strict=True):
@@ -88,12 +100,20 @@ class HFGenerator:
             kwargs.update(do_sample=True, temperature=first.temperature, top_p=first.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        schemas = [r.schema for r in batch]
+        if any(schemas):
+            from transformers import LogitsProcessorList
+
+            from pipeline.structured.hf import SchemaLogitsProcessor
+
+            processor = SchemaLogitsProcessor(self.grammar_tokenizer(), schemas, enc["input_ids"].shape[1])
+            kwargs["logits_processor"] = LogitsProcessorList([processor])
         with torch.no_grad():
             generated = self.model.generate(**enc, **kwargs)
         new = generated[:, enc["input_ids"].shape[1] :]
         eos = self.tokenizer.eos_token_id
         responses = []
-        for row in new.tolist():
+        for request, row in zip(batch, new.tolist(), strict=True):
             # Trailing pads after an early stop are not part of the answer.
             length = len(row)
             if eos is not None and eos in row:
@@ -101,5 +121,8 @@ class HFGenerator:
             stopped = eos is not None and eos in row[:length]
             text = self.tokenizer.decode(row[:length], skip_special_tokens=True).strip()
             reason = "stop" if stopped or length < first.max_new_tokens else "length"
-            responses.append(Response(text, reason, {"new_tokens": length - (1 if stopped else 0)}))
+            meta = {"new_tokens": length - (1 if stopped else 0)}
+            if request.schema:
+                meta["constrained"] = "llguidance"
+            responses.append(Response(text, reason, meta))
         return responses

@@ -9,6 +9,12 @@ try is retried with capped exponential backoff and jitter (tenacity) on 429/5xx,
 connections and malformed 200 replies; a Retry-After header is honoured up to the same cap. Every failure
 ends in one BackendError line naming the URL and what happened.
 
+A request that carries a JSON schema (pipeline/structured) is sent with `response_format` of type
+json_schema (vLLM, SGLang, llama.cpp and OpenAI enforce it while decoding). A server that refuses the
+field (HTTP 400 or 422 on such a request, where the same request without it succeeds) is asked without it
+from then on, said once in the log: its replies are then plain prompting, validated by the caller like
+any other. Each response's meta says which way it was made ("constrained": "response_format" or "prompt").
+
 The API key is read from an environment variable at call time and only ever placed in the
 Authorization header: never in params, the cache, logs or error messages. Server text quoted in an
 error, and an answer before it is cached, are scrubbed of it, since some servers echo request headers
@@ -84,6 +90,17 @@ class BackoffOrRetryAfter(tenacity.wait.wait_base):
         return max(delay, min(asked, self.cap)) if asked is not None else delay
 
 
+class SchemaRejected(Exception):
+    """A server's 400/422 to a request that carried response_format: maybe the field it cannot serve."""
+
+    def __init__(self, url: str, status: int, what: str):
+        super().__init__(f"{url}: HTTP {status}: {what}")
+
+
+# Servers answer an unsupported response_format with one of these.
+SCHEMA_REFUSAL_STATUS = {400, 422}
+
+
 class OpenAIGenerator:
     # run_cached hands over every request at once and stores each response as it arrives.
     streams_responses = True
@@ -130,6 +147,8 @@ class OpenAIGenerator:
         self.routing = routing
         # Kept between generate() calls, so a rate limit also holds across the batches of a judge.
         self.fleet = Fleet(self.urls, routing, self.rate_limit_rps)
+        # False once the server has refused response_format: schemas are then left to the prompt.
+        self.response_format = True
 
     # ---------------------------------------------------------------------------------------- sync face
     def generate(
@@ -189,7 +208,27 @@ class OpenAIGenerator:
                 await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _call(self, client: httpx.AsyncClient, fleet: Fleet, request: Request, secrets: Secrets) -> Response:
-        body = self._body(request)
+        if request.schema is None:
+            return await self._send(client, fleet, request, secrets, False)
+        if self.response_format:
+            try:
+                response = await self._send(client, fleet, request, secrets, True)
+                return Response(response.text, response.finish_reason, {**response.meta, "constrained": "response_format"})
+            except SchemaRejected as exc:
+                # The same request without the field: if this one fails too, the field was not the fault.
+                response = await self._send(client, fleet, request, secrets, False)
+                if self.response_format:
+                    self.response_format = False
+                    log.warning("%s refuses response_format (%s); asking with the prompt alone from now on, "
+                                "every reply validated as before", self.name, exc)
+                return Response(response.text, response.finish_reason, {**response.meta, "constrained": "prompt"})
+        response = await self._send(client, fleet, request, secrets, False)
+        return Response(response.text, response.finish_reason, {**response.meta, "constrained": "prompt"})
+
+    async def _send(
+        self, client: httpx.AsyncClient, fleet: Fleet, request: Request, secrets: Secrets, with_schema: bool
+    ) -> Response:
+        body = self._body(request, with_schema)
         retrying = tenacity.AsyncRetrying(
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
             wait=self.wait,
@@ -200,14 +239,15 @@ class OpenAIGenerator:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._try(client, fleet, body, secrets, request.max_new_tokens)
+                    return await self._try(client, fleet, body, secrets, request.max_new_tokens, with_schema)
         except Retryable as exc:
             tries = self.max_retries + 1
             raise BackendError(f"{exc.url}: giving up after {tries} attempts ({exc.what})") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
     async def _try(
-        self, client: httpx.AsyncClient, fleet: Fleet, body: bytes, secrets: Secrets, max_new_tokens: int
+        self, client: httpx.AsyncClient, fleet: Fleet, body: bytes, secrets: Secrets, max_new_tokens: int,
+        with_schema: bool = False,
     ) -> Response:
         # Each try picks its server anew, so a retry can land on a healthy member of the fleet.
         async with fleet.use() as server:
@@ -228,6 +268,8 @@ class OpenAIGenerator:
         status = reply.status_code
         if status in RETRY_STATUS or (status >= 500 and status not in PERMANENT_5XX):
             raise Retryable(url, f"HTTP {status}", retry_after_s(reply.headers.get("Retry-After")))
+        if with_schema and status in SCHEMA_REFUSAL_STATUS:
+            raise SchemaRejected(url, status, excerpt(reply, secrets.values))
         if not 200 <= status < 300:
             raise BackendError(f"{url}: HTTP {status}: {excerpt(reply, secrets.values)}{self._hint(status)}")
         return self._parse(reply, url, secrets.values, max_new_tokens)
@@ -245,8 +287,8 @@ class OpenAIGenerator:
         delay = state.next_action.sleep if state.next_action else 0.0
         log.warning("%s; retry %d/%d in %.1fs", exc, state.attempt_number, self.max_retries, delay)
 
-    def _body(self, request: Request) -> bytes:
-        body = {
+    def _body(self, request: Request, with_schema: bool = False) -> bytes:
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": "user", "content": request.prompt}],
             "temperature": request.temperature,
@@ -254,6 +296,11 @@ class OpenAIGenerator:
             "max_tokens": request.max_new_tokens,
             "seed": request.seed,
         }
+        if with_schema and request.schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": json.loads(request.schema), "strict": True},
+            }
         return json.dumps(body).encode("utf-8")
 
     def _parse(self, reply: httpx.Response, url: str, secrets: Sequence[str], max_new_tokens: int) -> Response:

@@ -23,6 +23,7 @@ from pipeline.params import Params
 from pipeline.records import Decision, IracGrade, IracOutput
 from pipeline.retrieval.coverage import check_coverage
 from pipeline.retrieval.dense import Embedder
+from pipeline.stats import bootstrap_interval, wilson_interval
 
 Similarity = Callable[[list[str], list[str]], np.ndarray]
 
@@ -101,7 +102,8 @@ class CachedModelSystem(ModelSystem):
     def __init__(self, spec: str, params: Params, cache_dir: Path):
         self._generator = CachedGenerator(make_generator(spec, params.generate), str(cache_dir / "responses"))
         cfg = params.irac
-        super().__init__(self._generator, cfg.max_retries, cfg.decoding, params.seed)
+        super().__init__(self._generator, cfg.max_retries, cfg.decoding, params.seed, cfg.constrained,
+                         cfg.value_max_chars, cfg.reasoning_max_new_tokens, cfg.fields_max_new_tokens)
 
     def close(self) -> None:
         self._generator.close()
@@ -112,7 +114,7 @@ def grade(outputs: Sequence[IracOutput], decisions: Sequence[Decision], params: 
     cfg = params.irac
     generator = CachedGenerator(make_generator(cfg.judge, params.generate), str(cache_dir / "responses"))
     try:
-        grader = Grader(generator, cfg.max_retries, cfg.decoding, params.seed)
+        grader = Grader(generator, cfg.max_retries, cfg.decoding, params.seed, cfg.constrained, cfg.reason_max_chars)
         analyses = [o for o in outputs if o.task == "analysis"]
         return grader.grade(analyses, {d.id: d for d in decisions}, field_specs(decisions))
     finally:
@@ -186,6 +188,7 @@ def metrics(
         "analysis": {},
     }
     boot = {"resamples": cfg.bootstrap_resamples, "seed": cfg.bootstrap_seed}
+    per_case: dict[tuple[str, str], dict[tuple[str, str], dict[str, float]]] = {}
     for (task, key), group in sorted(groups.items()):
         group.sort(key=lambda o: o.id)
         items = _items(task, group, by_id)
@@ -204,9 +207,13 @@ def metrics(
             }
         else:
             graded = [grade_of[o.id] for o in group if o.id in grade_of]
-            entry["judge"] = m.judge_score([g.grade for g in graded]) if graded else None
+            entry["judge"] = m.judge_score([g.grade for g in graded], **boot) if graded else None
         entry["unparseable"] = sum(o.status == "unparseable" for o in group)
+        entry["unparseable_share"] = _share(entry["unparseable"], len(group))
+        entry["replies"] = replies(group)
         result[task][key] = entry
+        per_case[(task, key)] = _case_values(task, cases, items, grade_of, group)
+    result["against_rule"] = against_rule(per_case, **boot)
     if "analysis" in cfg.tasks:
         # Calibration: the whole decision text read as an "analysis" -- what copying everything would buy.
         copies = [
@@ -217,3 +224,81 @@ def metrics(
         cases = _score("analysis", copies, by_id, similarity, tau_of)
         result["analysis_whole_text"] = m.summarise_analyses(cases, **boot)
     return result
+
+
+def _share(k: int, n: int) -> dict[str, Any]:
+    """k of n with its Wilson 95% interval."""
+    if not n:
+        return {"k": k, "n": n, "share": None, "ci95": None}
+    interval = wilson_interval(k, n)
+    return {"k": k, "n": n, "share": k / n, "ci95": [interval.low, interval.high]}
+
+
+def replies(group: Sequence[IracOutput]) -> dict[str, Any]:
+    """How a system's replies were made: by constraint (llguidance, response_format, prompt alone, none),
+    cut off at the token budget, and the reasoning call of a reasoning mode (its mean length, cut-offs)."""
+    reasoning = [o.meta["reasoning"] for o in group if isinstance(o.meta.get("reasoning"), str)]
+    return {
+        "constrained": dict(sorted(Counter(str(o.meta.get("constrained", "n/a")) for o in group).items())),
+        "cut_off": sum(o.meta.get("finish_reason") == "length" for o in group),
+        "reasoning_calls": len(reasoning),
+        "reasoning_mean_chars": float(np.mean([len(r) for r in reasoning])) if reasoning else None,
+        "reasoning_cut_off": sum(o.meta.get("reasoning_finish_reason") == "length" for o in group),
+    }
+
+
+def _case_values(task: str, cases: Sequence, items: Sequence[tuple], grade_of: Mapping[str, IracGrade],
+                 group: Sequence[IracOutput]) -> dict[tuple[str, str], dict[str, float]]:
+    """(decision id, party) -> the per-case values a paired comparison uses."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    if task == "fields":
+        for case in cases:
+            values = {"completeness": case.completeness}
+            if case.overall is not None:
+                values["overall_accuracy"] = case.overall
+            out[(case.decision_id, case.party)] = values
+        return out
+    points = {o.decision_id: m.grade_points(grade_of[o.id].grade) for o in group if o.id in grade_of}
+    for case in cases:
+        values = {"recall": case.recall}
+        if case.decision_id in points:
+            values["judge_points"] = points[case.decision_id]
+        out[(case.decision_id, case.party)] = values
+    return out
+
+
+# The comparisons against the rule baseline: the metric, and the task whose cases carry it.
+_COMPARED = (("fields", "completeness"), ("fields", "overall_accuracy"), ("analysis", "recall"),
+             ("analysis", "judge_points"))
+RULE_KEY = "rule/standard"
+
+
+def against_rule(per_case: Mapping[tuple[str, str], Mapping[tuple[str, str], Mapping[str, float]]],
+                 resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Every model system/mode against the rule baseline on the same cases: per metric, the mean
+    difference (system - rule) with a paired bootstrap 95% interval over the cases both have a value for,
+    and a verdict: "worse" or "better" when the interval excludes 0, else "no clear difference"."""
+    out: dict[str, dict[str, Any]] = {}
+    keys = sorted({key for _, key in per_case if key != RULE_KEY})
+    for key in keys:
+        row: dict[str, Any] = {}
+        for task, metric in _COMPARED:
+            base, system = per_case.get((task, RULE_KEY)), per_case.get((task, key))
+            if not base or not system:
+                continue
+            shared = sorted(c for c in base if c in system and metric in base[c] and metric in system[c])
+            if not shared:
+                continue
+            diffs = np.array([system[c][metric] - base[c][metric] for c in shared])
+            interval = bootstrap_interval(diffs, resamples, seed) if resamples else None
+            ci = [interval.low, interval.high] if interval else None
+            verdict = "no clear difference"
+            if ci and ci[1] < 0:
+                verdict = "worse"
+            elif ci and ci[0] > 0:
+                verdict = "better"
+            row[metric] = {"cases": len(shared), "system": float(np.mean([system[c][metric] for c in shared])),
+                           "rule": float(np.mean([base[c][metric] for c in shared])),
+                           "difference": float(diffs.mean()), "ci95": ci, "verdict": verdict}
+        out[key] = row
+    return out

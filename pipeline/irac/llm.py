@@ -5,6 +5,12 @@ to the generator as ONE batch (a served or local model sees whole batches), an i
 again with a note about what was wrong, and after `max_retries` retries the item is kept with status
 "unparseable" -- never dropped. The generator is passed in, so the stage decides whether its calls go
 through the response cache (pipeline.backends.cache.CachedGenerator).
+
+With `constrained` on, every structured reply (the fields object, the grade) is requested under its JSON
+schema (pipeline/structured/schemas.py): a local model can only decode an object the schema allows, a
+server is asked for it as response_format. Replies are parsed and checked the same way either way. The
+reasoning modes first ask for the reasoning alone, free (at most `reasoning_tokens` tokens), then for
+the answer with that reasoning as notes; both are recorded (the reasoning in the output's meta).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pipeline.irac.prompts import (
     MARKER,
     MARKERS,
     MODES,
+    REASONING_MODES,
     TASKS,
     analysis_prompt,
     fields_prompt,
@@ -29,6 +36,13 @@ from pipeline.irac.prompts import (
 )
 from pipeline.irac.schema import FieldSpec, schema_key
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
+from pipeline.structured.schemas import (
+    choice_schema,
+    fields_schema,
+    fields_token_bound,
+    problems,
+    schema_text,
+)
 from pipeline.text import stable_hash
 
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
@@ -55,14 +69,15 @@ def output_id(task: str, system: str, mode: str, decision_id: str, party_index: 
 
 
 # ------------------------------------------------------------------------------------ reply parsing
-def split_answer(reply: str, mode: str) -> tuple[str, int]:
-    """The answer part of a reply and the length of the steps before it (self_steps: the text after
-    the LAST marker; other modes: the whole reply, no steps)."""
-    if mode != "self_steps":
-        return reply.strip(), 0
+def split_answer(reply: str, required: bool = False) -> tuple[str, int]:
+    """The answer part of a reply and the length of what came before it: the text after the LAST line
+    starting with a marker ("FINAL ANSWER:"), or the whole reply when it has none (ReplyError instead
+    when `required`)."""
     matches = list(_MARKER.finditer(reply))
     if not matches:
-        raise ReplyError(f"no line starting with {MARKER!r} before the answer")
+        if required:
+            raise ReplyError(f"no line starting with {MARKER!r} before the answer")
+        return reply.strip(), 0
     last = matches[-1]
     return reply[last.end() :].strip(), len(reply[: last.start()].strip())
 
@@ -113,18 +128,25 @@ def parse_analysis(text: str) -> str:
     return text.strip()
 
 
+def grade_schema(max_reason_chars: int = _REASON_CHARS) -> dict[str, Any]:
+    """The reply of the grader: {"grade": A|B|C, "reason": one sentence}."""
+    return choice_schema("grade", GRADES, max_reason_chars)
+
+
 def parse_grade(reply: str) -> tuple[str, str]:
-    """(grade, reason) of a reply {"grade": "A"|"B"|"C", "reason"?: str}."""
+    """(grade, reason) of a reply {"grade": "A"|"B"|"C", "reason"?: str}: the grade schema's keys and
+    grades, read leniently where a free reply differs harmlessly (a lower-case grade, no reason)."""
+    schema = grade_schema()
     obj = _json_object(reply.strip())
-    if not isinstance(obj, dict) or set(obj) - {"grade", "reason"}:
-        raise ReplyError('expected {"grade": ..., "reason": ...} and no other keys')
-    grade = obj.get("grade")
-    if not isinstance(grade, str) or grade.strip().upper() not in GRADES:
-        raise ReplyError(f"grade must be one of {', '.join(GRADES)}")
-    reason = obj.get("reason", "")
-    if not isinstance(reason, str):
-        raise ReplyError("reason must be a string")
-    return grade.strip().upper(), reason.strip()[:_REASON_CHARS]
+    if isinstance(obj, dict) and isinstance(obj.get("grade"), str):
+        obj = {**obj, "grade": obj["grade"].strip().upper()}
+        obj.setdefault("reason", "")
+        if isinstance(obj["reason"], str):
+            obj["reason"] = obj["reason"].strip()[:_REASON_CHARS]
+    wrong = problems(schema, obj)
+    if wrong:
+        raise ReplyError("; ".join(wrong))
+    return obj["grade"], obj["reason"].strip()[:_REASON_CHARS]
 
 
 # ------------------------------------------------------------------------------------ retry loop
@@ -134,6 +156,18 @@ class _Trace:
     finish_reason: str = ""
     problem: str = ""
     last_reply: str = ""
+    constrained: str = ""
+
+
+def _request(decoding: Any, prompt: str, seed: int, schema: str | None = None, max_new_tokens: int | None = None) -> Request:
+    return Request(
+        prompt=prompt,
+        temperature=decoding.temperature,
+        top_p=decoding.top_p,
+        max_new_tokens=max_new_tokens or decoding.max_new_tokens,
+        seed=seed,
+        schema=schema,
+    )
 
 
 def _ask(
@@ -145,9 +179,13 @@ def _ask(
     parse: Callable[[int, Response], Any],
     max_retries: int,
     who: str,
+    schema_of: Callable[[int], str | None] = lambda i: None,
+    max_new_tokens: int | None = None,
 ) -> tuple[dict[int, Any], list[_Trace]]:
     """Ask every item (index into seeds) until its reply parses, at most 1 + max_retries times; a retry
-    note is worded in the item's language (`languages`, parallel to seeds). Returns the parsed value of each valid item and the trace of every item."""
+    note is worded in the item's language (`languages`, parallel to seeds); `schema_of(i)` is the schema
+    text item i's reply is constrained to (None: free). Returns the parsed value of each valid item and
+    the trace of every item."""
     traces = [_Trace() for _ in seeds]
     done: dict[int, Any] = {}
     pending = list(range(len(seeds)))
@@ -158,15 +196,7 @@ def _ask(
         for i in pending:
             trace = traces[i]
             note = retry_note(trace.last_reply, trace.problem, trace.attempts, languages[i]) if trace.attempts else None
-            requests.append(
-                Request(
-                    prompt=build(i, note),
-                    temperature=decoding.temperature,
-                    top_p=decoding.top_p,
-                    max_new_tokens=decoding.max_new_tokens,
-                    seed=seeds[i],
-                )
-            )
+            requests.append(_request(decoding, build(i, note), seeds[i], schema_of(i), max_new_tokens))
         responses = generator.generate(requests)
         if len(responses) != len(requests):
             raise RuntimeError(f"{who}: generator returned {len(responses)} replies for {len(requests)}")
@@ -175,6 +205,7 @@ def _ask(
             trace = traces[i]
             trace.attempts += 1
             trace.finish_reason = response.finish_reason
+            trace.constrained = str(response.meta.get("constrained", ""))
             try:
                 done[i] = parse(i, response)
             except ReplyError as exc:
@@ -187,14 +218,25 @@ def _ask(
 # ------------------------------------------------------------------------------------ model system
 class ModelSystem:
     """A generator doing the docs/method.md §11 tasks; `decoding` holds temperature, top_p and max_new_tokens
-    (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct")."""
+    (params.irac.decoding). Its name is the generator spec (e.g. "hf:Qwen/Qwen2.5-7B-Instruct").
 
-    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+    `constrained`: ask for the fields object under its schema (string values capped at `value_max_chars`),
+    with a token budget that any object the schema allows fits in (fields_token_bound), so a constrained
+    reply is never cut open; `reasoning_tokens` and `fields_tokens`: the token budgets of the first, free
+    call of a reasoning mode and of a free fields reply (0: decoding's max_new_tokens)."""
+
+    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
+                 constrained: bool = False, value_max_chars: int = 160, reasoning_tokens: int = 0,
+                 fields_tokens: int = 0):
         self.generator = generator
         self.name = generator.name
         self.max_retries = max_retries
         self.decoding = decoding
         self.seed = seed
+        self.constrained = constrained
+        self.value_max_chars = value_max_chars
+        self.reasoning_tokens = reasoning_tokens
+        self.fields_tokens = fields_tokens
 
     def run(
         self,
@@ -227,30 +269,47 @@ class ModelSystem:
             if task == "fields" and not specs_by_case_type.get(schema_key(d)):
                 raise ValueError(f"decision {d.id}: no field specs for case type {d.case_type!r}")
             specs.append(list(specs_by_case_type.get(schema_key(d), ())))
+        schemas: list[str | None] = [
+            schema_text(fields_schema([s.name for s in sp], self.value_max_chars))
+            if self.constrained and task == "fields" else None
+            for sp in specs
+        ]
+        seeds = [stable_hash(self.seed, "irac", i) % 2**31 for i in ids]
+        reasoning = self._reason(task, mode, decisions, specs, parties, seeds)
         steps_chars: dict[int, int] = {}
         unknown: dict[int, int] = {}
 
         def build(i: int, note: str | None) -> str:
+            notes = reasoning[i][0] if reasoning else None
             if task == "fields":
-                return fields_prompt(decisions[i], specs[i], mode, note, parties[i])
-            return analysis_prompt(decisions[i], mode, note)
+                return fields_prompt(decisions[i], specs[i], mode, note, parties[i], notes)
+            return analysis_prompt(decisions[i], mode, note, notes)
 
         def parse(i: int, response: Response) -> Any:
-            answer, steps_chars[i] = split_answer(response.text, mode)
+            # A reply that still opens with its own steps and a "FINAL ANSWER:" line is read after it.
+            answer, steps_chars[i] = split_answer(response.text)
             if task == "analysis":
                 return parse_analysis(answer)
             fields, unknown[i] = parse_fields(answer, [s.name for s in specs[i]])
             return fields
 
-        seeds = [stable_hash(self.seed, "irac", i) % 2**31 for i in ids]
         languages = [d.language for d in decisions]
-        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name)
+        budget = self.fields_tokens if task == "fields" else None
+        if self.constrained and task == "fields":
+            # The decoder stops when the object closes: the bound costs nothing a reply does not use.
+            budget = max(fields_token_bound([s.name for s in sp], self.value_max_chars) for sp in specs)
+        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries,
+                            self.name, lambda i: schemas[i], budget)
         outputs = []
         for i, d in enumerate(decisions):
             trace = traces[i]
-            meta: dict[str, Any] = {"attempts": trace.attempts, "finish_reason": trace.finish_reason}
+            meta: dict[str, Any] = {"attempts": trace.attempts, "finish_reason": trace.finish_reason,
+                                    "constrained": trace.constrained or "none"}
             ok = i in done
-            if ok and mode == "self_steps":
+            if reasoning:
+                text, finish = reasoning[i]
+                meta.update(reasoning=text, reasoning_finish_reason=finish, steps_chars=len(text.strip()))
+            elif ok and steps_chars[i]:
                 meta["steps_chars"] = steps_chars[i]
             if ok and task == "fields":
                 meta["unknown_keys"] = unknown[i]
@@ -272,18 +331,38 @@ class ModelSystem:
             )
         return outputs
 
+    def _reason(self, task: str, mode: str, decisions: Sequence[Decision], specs: Sequence[Sequence[FieldSpec]],
+                parties: Sequence[str], seeds: Sequence[int]) -> list[tuple[str, str]]:
+        """The first call of a reasoning mode, free text, one batch: (reasoning, finish reason) per unit;
+        [] in standard mode. Whatever comes back is the reasoning (an empty one is recorded as such)."""
+        if mode not in REASONING_MODES:
+            return []
+        prompts = [
+            fields_prompt(d, sp, mode, None, party) if task == "fields" else analysis_prompt(d, mode)
+            for d, sp, party in zip(decisions, specs, parties, strict=True)
+        ]
+        requests = [_request(self.decoding, p, seed, None, self.reasoning_tokens or None)
+                    for p, seed in zip(prompts, seeds, strict=True)]
+        responses = self.generator.generate(requests)
+        if len(responses) != len(requests):
+            raise RuntimeError(f"{self.name}: generator returned {len(responses)} replies for {len(requests)}")
+        return [(r.text, r.finish_reason) for r in responses]
+
 
 # ------------------------------------------------------------------------------------ grader
 class Grader:
     """Grades analyses A (complete and rigorous), B (reasonable with gaps) or C (disorganised or wrong
-    law) with a generator; its name is "llm:<generator spec>"."""
+    law) with a generator; its name is "llm:<generator spec>". `constrained`: ask for the grade under its
+    schema (the reason capped at `reason_max_chars`)."""
 
-    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+    def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
+                 constrained: bool = False, reason_max_chars: int = _REASON_CHARS):
         self.generator = generator
         self.name = f"llm:{generator.name}"
         self.max_retries = max_retries
         self.decoding = decoding
         self.seed = seed
+        self.schema = schema_text(grade_schema(reason_max_chars)) if constrained else None
 
     def grade(
         self,
@@ -312,7 +391,8 @@ class Grader:
 
         seeds = [stable_hash(self.seed, "irac-grade", o.id) % 2**31 for o in todo]
         languages = [decisions_by_id[o.decision_id].language for o in todo]
-        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name)
+        done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name,
+                            lambda i: self.schema)
         graded: dict[str, IracGrade] = {}
         for i, o in enumerate(todo):
             if i in done:

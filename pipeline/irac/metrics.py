@@ -277,6 +277,22 @@ def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
+def pooled_ci(nums: Sequence[int], dens: Sequence[int], resamples: int, seed: int) -> list[float] | None:
+    """Percentile bootstrap 95% interval of sum(nums) / sum(dens), resampling CASES (the fields of one case
+    are not independent draws); resamples whose denominator is 0 are left out. None without data."""
+    num = np.asarray(nums, dtype=np.float64)
+    den = np.asarray(dens, dtype=np.float64)
+    if not resamples or den.sum() == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(num), size=(resamples, len(num)))
+    totals = den[idx].sum(axis=1)
+    keep = totals > 0
+    ratios = num[idx].sum(axis=1)[keep] / totals[keep]
+    low, high = np.quantile(ratios, [0.025, 0.975])
+    return [float(low), float(high)]
+
+
 def summarise_fields(cases: Sequence[FieldCase], resamples: int = 1000, seed: int = 0) -> dict:
     """Task 1 over cases: completeness (every case, unparseable ones at 0) and overall accuracy (the
     cases with a non-empty overlap, counted in `overall_cases`), each with a percentile bootstrap 95%
@@ -297,6 +313,10 @@ def summarise_fields(cases: Sequence[FieldCase], resamples: int = 1000, seed: in
                   "accuracy": _ratio(sum(c.exact_correct for c in cases), exact_total)},
         "semantic": {"correct": sum(c.semantic_correct for c in cases), "total": semantic_total,
                      "accuracy": _ratio(sum(c.semantic_correct for c in cases), semantic_total)},
+        # The pooled accuracies' intervals, resampling cases.
+        "exact_ci95": pooled_ci([c.exact_correct for c in cases], [c.exact_total for c in cases], resamples, seed),
+        "semantic_ci95": pooled_ci([c.semantic_correct for c in cases], [c.semantic_total for c in cases],
+                                   resamples, seed),
     }  # fmt: skip
 
 
@@ -317,11 +337,12 @@ def summarise_analyses(cases: Sequence[AnalysisCase], resamples: int = 1000, see
     }
 
 
-def judge_score(grades: Sequence[str | None]) -> dict:
+def judge_score(grades: Sequence[str | None], resamples: int = 0, seed: int = 0) -> dict:
     """docs/method.md §11 judge score: (A + 0.5 B) / n, where n counts EVERY graded analysis including the
     unparseable grades (a grade that could not be read earns nothing: conservative, and it keeps a
     judge that fails often from inflating the score). `score_parseable` divides by A + B + C instead.
-    Anything other than "A", "B" or "C" (None included) is unparseable."""
+    Anything other than "A", "B" or "C" (None included) is unparseable. With `resamples`, `ci95` is the
+    percentile bootstrap 95% interval of the score over the graded analyses."""
     a = sum(g == "A" for g in grades)
     b = sum(g == "B" for g in grades)
     c = sum(g == "C" for g in grades)
@@ -334,8 +355,14 @@ def judge_score(grades: Sequence[str | None]) -> dict:
         "unparseable": n - a - b - c,
         "n": n,
         "score": points / n if n else None,
+        "ci95": _mean_ci([grade_points(g) for g in grades], resamples, seed)["ci95"] if resamples and n else None,
         "score_parseable": points / (a + b + c) if a + b + c else None,
     }
+
+
+def grade_points(grade: str | None) -> float:
+    """What one grade adds to the judge score: A 1, B 0.5, C or unparseable 0."""
+    return {"A": 1.0, "B": 0.5}.get(grade or "", 0.0)
 
 
 def per_field_accuracy(cases: Sequence[FieldCase | AnalysisCase]) -> dict[str, tuple[int, int]]:

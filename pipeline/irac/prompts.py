@@ -1,9 +1,11 @@
 """The prompts of the docs/method.md §11 model systems and of the A/B/C grader, in our own wording.
 
 Two tasks (extract the annotated fields as one JSON object; write the legal analysis in IRAC form) in
-three modes: "standard" (the task alone), "expert_steps" (a lawyer's checklist for the case type is
-given) and "self_steps" (the model writes its own numbered steps first, then the answer after the
-MARKER line; only the text after the last marker is read).
+three modes: "standard" (the task alone, one call), "expert_steps" (a lawyer's checklist for the case
+type is given) and "self_steps" (the model writes its own numbered steps). The two reasoning modes take
+two calls: the first asks for the reasoning alone, in free text (`reasoning` None); the second repeats
+the task with that reasoning as the model's notes and asks for the answer, the only part a schema
+constrains, so a constraint never cuts the chain of thought the mode exists for.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pipeline.irac.schema import FieldSpec
 from pipeline.records import Decision
 
 MODES = ("standard", "expert_steps", "self_steps")
+# The modes that reason in a first, free call before the answer.
+REASONING_MODES = ("expert_steps", "self_steps")
 TASKS = ("fields", "analysis")
 GRADES = ("A", "B", "C")
 
@@ -99,11 +103,12 @@ class Wording:
     party_line: str  # holds {party}
     json_only: str
     expert_head: str
-    expert_fields_how: str
     expert_analysis_how: str
-    self_steps: str  # holds {marker} and {what}
-    what_fields: str
-    what_analysis: str
+    reason_expert: str
+    reason_self: str
+    notes_head: str
+    final_fields: str
+    final_analysis: str
     key_points_head: str
     analysis_head: str
     retry: str  # holds {attempt}, {problem}, {reply}
@@ -149,16 +154,19 @@ WORDINGS = {
         party_line="PARTY: give the values that concern {party} only.",
         json_only="Reply with the JSON object and nothing else.",
         expert_head="REASONING STEPS (from a legal expert):\n",
-        expert_fields_how="Use these steps to find each value; they are for your own use, so reply with the JSON object only.",
         expert_analysis_how="Organise your analysis along these steps.",
-        self_steps=(
-            "Before answering, write your own numbered list of the reasoning steps a careful lawyer would "
-            "take on this decision, and work through them briefly. Then write a line holding only "
-            "{marker} and, after it, {what} and nothing else. Only the text after the last {marker} "
-            "line is read."
+        reason_expert=(
+            "First work through these steps on the decision above, in short numbered notes that quote the "
+            "names, dates and figures the decision gives. Write only the notes: the answer is asked for next."
         ),
-        what_fields="the JSON object",
-        what_analysis="your analysis",
+        reason_self=(
+            "First write your own numbered list of the reasoning steps a careful lawyer would take on this "
+            "decision, and work through each briefly, quoting the names, dates and figures the decision "
+            "gives. Write only the steps and notes: the answer is asked for next."
+        ),
+        notes_head="YOUR NOTES:\n",
+        final_fields="Using your notes, give the answer now: the JSON object and nothing else.",
+        final_analysis="Using your notes, write the analysis now.",
         key_points_head="KEY POINTS a complete analysis of this decision covers:\n",
         analysis_head="ANALYSIS TO GRADE:\n",
         retry=(
@@ -199,23 +207,23 @@ WORDINGS = {
         party_line="【当事人】只给出与{party}有关的值。",
         json_only="只回复该 JSON 对象，不要写其他内容。",
         expert_head="【推理步骤】（由法律专家提供）\n",
-        expert_fields_how="请按这些步骤找出每个值；步骤只供你自己使用，回复中只写 JSON 对象。",
         expert_analysis_how="请按这些步骤组织你的分析。",
-        self_steps=(
-            "作答之前，先写出一位细心的律师处理这份文书时会采取的推理步骤（编号列出），并逐一简要推演。"
-            "然后另起一行，只写“{marker}”，在它之后写{what}，不要写其他内容。只有最后一个“{marker}”"
-            "之后的文字会被读取。"
+        reason_expert="先按上述步骤逐一推演这份文书，用编号的简短笔记写出，并引用文书中的人名、日期和数字。只写笔记：答案在下一步再问。",
+        reason_self=(
+            "先写出一位细心的律师处理这份文书时会采取的推理步骤（编号列出），并逐一简要推演，引用文书中的人名、"
+            "日期和数字。只写步骤和笔记：答案在下一步再问。"
         ),
-        what_fields="JSON 对象",
-        what_analysis="你的分析",
+        notes_head="【你的笔记】\n",
+        final_fields="请根据你的笔记现在作答：只写 JSON 对象，不要写其他内容。",
+        final_analysis="请根据你的笔记现在撰写分析。",
         key_points_head="【要点】一份完整的分析应当涵盖以下要点：\n",
         analysis_head="【待评分析】\n",
         retry="你的上一次回复（第 {attempt} 次）无法使用（{problem}）。其开头为：{reply}。请严格按照要求的格式重新回答。",
         marker="最终答案：",
     ),
 }
-# The line a self_steps reply puts between its own steps and its answer (English wording; the parser
-# accepts the marker of every language).
+# A line some models put before their answer ("FINAL ANSWER:"); the text after the last one is the answer
+# (English wording; the parser accepts the marker of every language).
 MARKER = WORDINGS["en"].marker
 MARKERS = tuple(w.marker for w in WORDINGS.values())
 
@@ -239,16 +247,25 @@ def _decision_block(decision: Decision) -> str:
     return f"{wording(decision).decision_head}{decision.text.strip()}"
 
 
-def _mode_block(mode: str, decision: Decision, task: str) -> str:
+def _mode_block(mode: str, decision: Decision, task: str, reasoning: str | None) -> str:
+    """What follows the task: the JSON reminder (standard); in a reasoning mode the checklist (expert_steps)
+    and either the request for reasoning alone (`reasoning` None, the first call) or the model's reasoning
+    as its notes and the request for the answer (the second call)."""
     w = wording(decision)
     if mode == "standard":
         return w.json_only if task == "fields" else ""
+    if mode not in REASONING_MODES:
+        raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
+    steps = ""
     if mode == "expert_steps":
-        how = w.expert_fields_how if task == "fields" else w.expert_analysis_how
-        return f"{w.expert_head}{_numbered(expert_steps(decision.case_type, decision.language))}\n{how}"
-    if mode == "self_steps":
-        return w.self_steps.format(marker=w.marker, what=w.what_fields if task == "fields" else w.what_analysis)
-    raise ValueError(f"unknown prompt mode {mode!r} (expected one of {', '.join(MODES)})")
+        steps = f"{w.expert_head}{_numbered(expert_steps(decision.case_type, decision.language))}"
+    if reasoning is None:
+        return _join([steps, w.reason_expert if mode == "expert_steps" else w.reason_self])
+    if task == "fields":
+        final = w.final_fields
+    else:
+        final = _join([w.expert_analysis_how if mode == "expert_steps" else "", w.final_analysis])
+    return _join([steps, f"{w.notes_head}{reasoning.strip()}", final])
 
 
 def _join(parts: Sequence[str]) -> str:
@@ -256,10 +273,12 @@ def _join(parts: Sequence[str]) -> str:
 
 
 def fields_prompt(
-    decision: Decision, specs: Sequence[FieldSpec], mode: str, note: str | None = None, party: str = ""
+    decision: Decision, specs: Sequence[FieldSpec], mode: str, note: str | None = None, party: str = "",
+    reasoning: str | None = None,
 ) -> str:
     """Task 1: one JSON object {field name: value or null} for the fields of the decision's case type
-    (for one named party when the decision concerns several)."""
+    (for one named party when the decision concerns several). In a reasoning mode, `reasoning` None asks
+    for the reasoning and a text asks for the answer after it (see _mode_block)."""
     if not specs:
         raise ValueError(f"decision {decision.id}: no fields to ask for (case type {decision.case_type!r})")
     w = wording(decision)
@@ -273,16 +292,16 @@ def fields_prompt(
             f"{w.fields_head}{listing}",
             w.party_line.format(party=party) if party else "",
             w.fields_format.format(example=example),
-            _mode_block(mode, decision, "fields"),
+            _mode_block(mode, decision, "fields", reasoning),
             note or "",
         ]
     )
 
 
-def analysis_prompt(decision: Decision, mode: str, note: str | None = None) -> str:
-    """Task 2: the legal analysis in IRAC form, plain prose."""
-    return _join([wording(decision).analysis_task, _decision_block(decision), _mode_block(mode, decision, "analysis"),
-                  note or ""])
+def analysis_prompt(decision: Decision, mode: str, note: str | None = None, reasoning: str | None = None) -> str:
+    """Task 2: the legal analysis in IRAC form, plain prose (two calls in a reasoning mode, as fields_prompt)."""
+    return _join([wording(decision).analysis_task, _decision_block(decision),
+                  _mode_block(mode, decision, "analysis", reasoning), note or ""])
 
 
 def grader_prompt(

@@ -21,6 +21,22 @@ def _ci(stat: dict[str, Any]) -> str:
     return f"{stat['mean']:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def _pooled(stat: dict[str, Any], ci: list[float] | None) -> str:
+    """A pooled accuracy with its case-resampled interval and its counts."""
+    if stat["accuracy"] is None:
+        return f"n/a ({stat['correct']}/{stat['total']})"
+    interval = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    return f"{stat['accuracy']:.3f}{interval} ({stat['correct']}/{stat['total']})"
+
+
+def _unparseable(m: dict[str, Any]) -> str:
+    share = m.get("unparseable_share")
+    if not share or share["ci95"] is None:
+        return str(m["unparseable"])
+    low, high = share["ci95"]
+    return f"{share['k']}/{share['n']} [{low:.2f}, {high:.2f}]"
+
+
 def _split(key: str) -> tuple[str, str]:
     system, mode = key.rsplit("/", 1)
     return system, mode
@@ -36,9 +52,8 @@ def _fields_table(fields: dict[str, dict[str, Any]]) -> list[str]:
         system, mode = _split(key)
         lines.append(
             f"| {system} | {mode} | {m['cases']} | {_ci(m['completeness'])} | "
-            f"{_num(m['exact']['accuracy'])} ({m['exact']['correct']}/{m['exact']['total']}) | "
-            f"{_num(m['semantic']['accuracy'])} ({m['semantic']['correct']}/{m['semantic']['total']}) | "
-            f"{_ci(m['overall_accuracy'])} | {m['spurious']} | {m['unparseable']} |"
+            f"{_pooled(m['exact'], m.get('exact_ci95'))} | {_pooled(m['semantic'], m.get('semantic_ci95'))} | "
+            f"{_ci(m['overall_accuracy'])} | {m['spurious']} | {_unparseable(m)} |"
         )
     return lines
 
@@ -55,11 +70,12 @@ def _analysis_table(analysis: dict[str, dict[str, Any]], whole_text: dict[str, A
         graded = (
             "not run"
             if not judge
-            else f"{_num(judge['score'])} ({judge['A']}/{judge['B']}/{judge['C']}/{judge['unparseable']})"
+            else f"{_ci({'mean': judge['score'], 'ci95': judge.get('ci95')})} "
+                 f"({judge['A']}/{judge['B']}/{judge['C']}/{judge['unparseable']})"
         )
         lines.append(
             f"| {system} | {mode} | {m['cases']} | {_ci(m['recall'])} | {_num(m['pooled_recall'])} | "
-            f"{_num(m['mean_tokens'], 1)} | {graded} | {m['unparseable']} |"
+            f"{_num(m['mean_tokens'], 1)} | {graded} | {_unparseable(m)} |"
         )
     if whole_text:
         lines.append(
@@ -116,6 +132,64 @@ def _per_field(fields: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _one_grade(analysis: dict[str, dict[str, Any]]) -> str:
+    """A warning when the grader gave every analysis of every system the same grade: its score then
+    separates nothing."""
+    used = {g for m in analysis.values() if m.get("judge") for g in "ABC" if m["judge"][g]}
+    graded = sum(m["judge"]["n"] for m in analysis.values() if m.get("judge"))
+    if len(used) == 1 and graded > 1:
+        return (f" The grader gave all {graded} analyses the same grade ({used.pop()}), the rule system's and the "
+                "models' alike: its judge score does not tell them apart.")
+    return ""
+
+
+def _replies(metrics: dict[str, Any]) -> list[str]:
+    """How each model system's replies were made, per task and mode."""
+    lines = ["| system | mode | task | replies by constraint | cut off at the budget | reasoning calls | "
+             "mean reasoning chars | reasoning cut off |", "|---|---|---|---|---|---|---|---|"]
+    for task in ("fields", "analysis"):
+        for key, m in metrics.get(task, {}).items():
+            r = m.get("replies")
+            system, mode = _split(key)
+            if not r or system == "rule":
+                continue
+            made = ", ".join(f"{how} {n}" for how, n in r["constrained"].items())
+            lines.append(f"| {system} | {mode} | {task} | {made} | {r['cut_off']} | {r['reasoning_calls']} | "
+                         f"{_num(r['reasoning_mean_chars'], 0)} | {r['reasoning_cut_off']} |")
+    return lines if len(lines) > 2 else []
+
+
+_METRIC_NAMES = {"completeness": "field completeness", "overall_accuracy": "overall field accuracy",
+                 "recall": "IRAC recall", "judge_points": "judge score"}
+
+
+def _against_rule(comparison: dict[str, dict[str, Any]]) -> list[str]:
+    """The paired comparison with the rule baseline, as a table and in plain words."""
+    if not comparison:
+        return []
+    lines = ["## Against the rule baseline", "",
+             "Each model system and mode minus the rule system on the same cases (decision, party): mean "
+             "difference with a paired bootstrap 95% interval; worse or better only when the interval excludes 0.",
+             "", "| system | mode | metric | cases | system | rule | difference | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for key, row in comparison.items():
+        system, mode = _split(key)
+        for metric, c in row.items():
+            diff = _ci({"mean": c["difference"], "ci95": c["ci95"]})
+            lines.append(f"| {system} | {mode} | {_METRIC_NAMES[metric]} | {c['cases']} | {c['system']:.3f} | "
+                         f"{c['rule']:.3f} | {diff} | {c['verdict']} |")
+    lines.append("")
+    for system in dict.fromkeys(_split(key)[0] for key in comparison):
+        mine = [f"{_METRIC_NAMES[metric]} in {_split(key)[1]} mode ({c['system']:.3f} against {c['rule']:.3f})"
+                for key, row in comparison.items() if _split(key)[0] == system
+                for metric, c in row.items() if c["verdict"] == "worse"]
+        if mine:
+            lines.append(f"**{system} is worse than the rule baseline** on " + "; ".join(mine) + ".")
+        else:
+            lines.append(f"{system} is not measurably worse than the rule baseline on any metric compared.")
+    return lines
+
+
 def render(metrics: dict[str, Any], params: Params) -> str:
     cfg = params.irac
     offline = params.profile == "offline"
@@ -131,6 +205,24 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         f">= that model's tau ({_taus(metrics)}; calibration below). Intervals: bootstrap 95% over cases ({cfg.bootstrap_resamples} resamples, "
         f"seed {cfg.bootstrap_seed}).",
     ]
+    models = [x for x in cfg.systems if x != "rule"]
+    if models:
+        modes = "; ".join(f"{task} in {', '.join(cfg.task_modes.get(task, cfg.modes))}" for task in cfg.tasks)
+        fields_budget = ("the bound any object its schema allows fits in" if cfg.constrained
+                         else f"at most {cfg.fields_max_new_tokens or cfg.decoding.max_new_tokens} tokens")
+        budget = (f"fields objects {fields_budget}, the reasoning call "
+                  f"{cfg.reasoning_max_new_tokens or cfg.decoding.max_new_tokens} tokens, analyses and "
+                  f"grades {cfg.decoding.max_new_tokens}")
+        cap = f"the first {cfg.max_decisions} decisions with annotated fields (irac.max_decisions)" \
+            if cfg.max_decisions else "every decision with annotated fields"
+        how = (f"under their JSON schema (irac.constrained), field values at most {cfg.value_max_chars} characters"
+               if cfg.constrained else "by prompt alone (irac.constrained off)")
+        retries = f"{cfg.max_retries} retr{'y' if cfg.max_retries == 1 else 'ies'}"
+        out += [
+            "",
+            f"**Run:** model systems {', '.join(models)} on {cap}; {modes} (irac.modes, irac.task_modes); "
+            f"structured replies {how}; {budget}; {retries} of an invalid reply.",
+        ]
     if offline:
         out += [
             "",
@@ -147,7 +239,10 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "fields both filled (exact after normalising numbers, currencies, Chinese numerals and dates). Overall: "
         "per case, exact share x exact accuracy + semantic share x semantic accuracy, averaged over cases with "
         "an overlap. Spurious fills: fields the system filled that the reference leaves empty. A system is asked "
-        "for every field its case type has, never told which ones a case fills.",
+        "for every field its case type has, never told which ones a case fills."
+        + (" Under the schema a model must write a value or null for every field, and a small model rarely "
+           "writes null: its completeness then says little, its accuracy says what the values are worth."
+           if models and cfg.constrained else ""),
         "",
         *_fields_table(metrics["fields"]),
         "",
@@ -178,9 +273,21 @@ def render(metrics: dict[str, Any], params: Params) -> str:
         "",
         *_by_case_type(metrics["analysis"], "recall"),
         "",
-        "Judge score: (A + 0.5 B) / N over every graded analysis, an unparseable grade counting as neither; "
-        + (f"graded by {cfg.judge}." if cfg.judge else "no judge model configured (`irac.judge`), so not run."),
+        "Judge score: (A + 0.5 B) / N over every graded analysis, an unparseable grade counting as neither "
+        "(interval: bootstrap over the graded analyses); "
+        + (f"graded by {cfg.judge}{' under the grade schema' if cfg.constrained else ''}, the rule system's "
+           "analyses and every model system's alike." if cfg.judge
+           else "no judge model configured (`irac.judge`), so not run.")
+        + _one_grade(metrics["analysis"]),
     ]
+    if _replies(metrics):
+        out += ["", "## How the model replies were made", "",
+                "Structured replies (the fields object; grades) are asked for under their JSON schema when "
+                "`irac.constrained` is on: llguidance masks a local model's logits, a server gets `response_format`, "
+                "`prompt` means the server refused it and the schema was left to the prompt. The reasoning modes "
+                "first reason in a free call (its budget: `irac.reasoning_max_new_tokens`), then answer. Analyses "
+                "are prose and never constrained.", "", *_replies(metrics)]
+    out += ["", *_against_rule(metrics.get("against_rule", {}))] if metrics.get("against_rule") else []
     if metrics.get("calibration"):
         out += ["", *_calibration(metrics["calibration"])]
     return "\n".join(out)

@@ -13,7 +13,14 @@ from pipeline import paths
 from pipeline.judges.base import Judge, JudgeItem, file_name, labels_file
 from pipeline.judges.rule import RuleJudge
 
-__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "cached_factory", "make_judge"]
+__all__ = ["Judge", "JudgeItem", "RuleJudge", "file_name", "labels_file", "cached_factory", "make_judge", "sampled_judge"]
+
+
+def sampled_judge(spec: str, params: Any) -> bool:
+    """Whether a judge labels only a sample of the candidates: a non-primary LLM judge under
+    judge.llm_max_candidates (pipeline/judges/llm.py sample_items)."""
+    return (spec.startswith("llm:") and bool(params.judge.llm_max_candidates)
+            and spec != params.judge.judges[0])
 
 
 def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] | None = None) -> Judge:
@@ -28,9 +35,9 @@ def make_judge(spec: str, params: Any, generator_factory: Callable[[str], Any] |
             raise ValueError(f"judge {spec!r}: expected 'llm:<backend>:<model>'")
         if generator_factory is None:
             generator_factory = cached_factory(params)
-        return LLMJudge(
-            spec, generator_factory(name), params.judge.max_retries, params.judge.decoding, params.seed
-        )
+        cfg = params.judge
+        return LLMJudge(spec, generator_factory(name), cfg.max_retries, cfg.decoding, params.seed,
+                        cfg.constrained, cfg.reason_max_chars)
     raise ValueError(
         f"unknown judge {spec!r} (expected 'rule:strict', 'rule:lenient' or 'llm:<backend spec>')"
     )

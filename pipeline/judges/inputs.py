@@ -66,15 +66,16 @@ def judge_items(corpus: InterimData, refusal: str | Mapping[str, str]) -> list[J
     return items
 
 
-def load_labels(path: Path, candidates: list[Candidate]) -> dict[str, Label]:
-    """Labels of one judge keyed by candidate id; every candidate must have exactly one."""
+def load_labels(path: Path, candidates: list[Candidate], complete: bool = True) -> dict[str, Label]:
+    """Labels of one judge keyed by candidate id; every candidate must have exactly one (with `complete`;
+    without, a sample: at most one each, as a judge capped by judge.llm_max_candidates writes)."""
     labels = {lab.candidate_id: lab for lab in read_records(path, Label, unique_key="candidate_id")}
     known = {c.id for c in candidates}
     for cid in labels:
         if cid not in known:
             raise InputError(path, None, "candidate_id", f"label for unknown candidate {cid!r}")
     missing = sorted(known - set(labels))
-    if missing:
+    if missing and complete:
         raise InputError(
             path, None, "candidate_id", f"{len(missing)} candidates have no label, e.g. {missing[0]!r}"
         )

@@ -3,6 +3,12 @@ retries with a note about the invalid reply, then status "unparseable" -- the la
 
 Calls go through the generator interface of pipeline/backends/base.py, batched per dimension so a
 served model sees whole batches; only the items whose reply was invalid are asked again.
+
+With `constrained` on, each dimension's reply is asked for under its JSON schema ({"label": one of the
+dimension's labels, "reason": at most `reason_max_chars` characters}, pipeline/structured/schemas.py):
+a local model can only decode an allowed label, a server gets it as response_format. The same schema
+checks every reply. `sample_items` picks the seeded sample a judge labels when judge.llm_max_candidates
+caps it.
 """
 
 from __future__ import annotations
@@ -17,6 +23,11 @@ from pipeline.backends.base import Generator, Request
 from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.prompts import render_passages
 from pipeline.records import LABEL_DIMENSIONS, Label
+from pipeline.structured.schemas import choice_schema, problems, schema_text
+from pipeline.text import stable_hash
+
+# How long a reason a free (unconstrained) reply may give before it is cut, and the schema's cap by default.
+REASON_CHARS = 200
 
 # What each dimension asks, per language (a record's language picks its wording, as for the answer
 # prompt); the labels themselves are the schema's values and stay as they are in every language.
@@ -108,12 +119,16 @@ class _Slot:
 class LLMJudge:
     """Judges with a generator; `decoding` holds temperature, top_p and max_new_tokens."""
 
-    def __init__(self, name: str, generator: Generator, max_retries: int, decoding: Any, seed: int = 0):
+    def __init__(self, name: str, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
+                 constrained: bool = False, reason_max_chars: int = REASON_CHARS):
         self.name = name
         self.generator = generator
         self.max_retries = max_retries
         self.decoding = decoding
         self.seed = seed
+        self.schemas = {
+            dim: schema_text(label_schema(dim, reason_max_chars)) if constrained else None for dim in LABEL_DIMENSIONS
+        }
 
     def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
         # A cut-off answer is shown with its finished sentences only, and one with none is unusable
@@ -135,7 +150,7 @@ class LLMJudge:
             if not pending:
                 return
             prompts = [judge_prompt(dimension, s.item, last.get(id(s)), attempt) for s in pending]
-            replies = self._generate(prompts)
+            replies = self._generate(prompts, self.schemas[dimension])
             still = []
             for slot, reply in zip(pending, replies, strict=True):
                 value = parse_reply(reply, LABEL_DIMENSIONS[dimension])
@@ -148,7 +163,7 @@ class LLMJudge:
         for slot in pending:
             slot.label.status = "unparseable"
 
-    def _generate(self, prompts: list[str]) -> list[str]:
+    def _generate(self, prompts: list[str], schema: str | None = None) -> list[str]:
         requests = [
             Request(
                 prompt=p,
@@ -156,6 +171,7 @@ class LLMJudge:
                 top_p=self.decoding.top_p,
                 max_new_tokens=self.decoding.max_new_tokens,
                 seed=self.seed,
+                schema=schema,
             )
             for p in prompts
         ]
@@ -186,8 +202,15 @@ def judge_prompt(dimension: str, item: JudgeItem, invalid_reply: str | None = No
     return "\n\n".join(parts)
 
 
+def label_schema(dimension: str, reason_max_chars: int = REASON_CHARS) -> dict[str, Any]:
+    """The reply to one dimension: {"label": one of its labels, "reason": one sentence}."""
+    return choice_schema("label", LABEL_DIMENSIONS[dimension], reason_max_chars)
+
+
 def parse_reply(reply: str, allowed: Sequence[str]) -> str | None:
-    """The label of a reply matching {"label": <allowed>, "reason"?: str}; None when it does not."""
+    """The label of a reply matching {"label": <allowed>, "reason"?: str} (the label schema, read
+    leniently where a free reply differs harmlessly: no reason, a long one, spaces around the label);
+    None when it does not."""
     text = reply.strip()
     fenced = _FENCE.search(text)
     if fenced:
@@ -199,11 +222,33 @@ def parse_reply(reply: str, allowed: Sequence[str]) -> str | None:
         obj = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
-    if not isinstance(obj, dict) or set(obj) - {"label", "reason"}:
+    if not isinstance(obj, dict):
         return None
-    label = obj.get("label")
-    if not isinstance(label, str) or label.strip() not in allowed:
+    obj = dict(obj)
+    if isinstance(obj.get("label"), str):
+        obj["label"] = obj["label"].strip()
+    obj.setdefault("reason", "")
+    if isinstance(obj["reason"], str):
+        obj["reason"] = obj["reason"][:REASON_CHARS]
+    if problems(choice_schema("label", allowed, REASON_CHARS), obj):
         return None
-    if "reason" in obj and not isinstance(obj["reason"], str):
-        return None
-    return label.strip()
+    return obj["label"]
+
+
+def sample_items(items: Sequence[JudgeItem], cap: int, seed: int) -> list[JudgeItem]:
+    """The items an LLM judge capped at `cap` candidates labels (0: all): whole contexts, taken in an order
+    fixed by a hash of (seed, context id), while they fit under the cap, so that every pair of a sampled
+    context can be rebuilt from the sample; returned in the order given."""
+    if not cap or len(items) <= cap:
+        return list(items)
+    by_context: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        by_context.setdefault(it.candidate.context_id, []).append(i)
+    chosen: list[int] = []
+    for context in sorted(by_context, key=lambda c: (stable_hash(seed, "judge-sample", c), c)):
+        group = by_context[context]
+        if len(chosen) + len(group) <= cap:
+            chosen.extend(group)
+        if len(chosen) == cap:
+            break
+    return [items[i] for i in sorted(chosen)]

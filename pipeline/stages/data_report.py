@@ -21,10 +21,11 @@ import time
 from pathlib import Path
 
 from pipeline import paths
+from pipeline.agreement import agreement
 from pipeline.importers import Skips, skipped_path
 from pipeline.importers.pairs import OutsidePairRecord, read_outside_pairs
 from pipeline.io import InputError, read_records, write_json, write_text
-from pipeline.judges import labels_file
+from pipeline.judges import labels_file, sampled_judge
 from pipeline.judges.inputs import load_interim, load_labels
 from pipeline.params import Params
 from pipeline.records import Decision
@@ -65,12 +66,30 @@ def read_imports(params: Params, root: Path = Path(".")) -> tuple[list[dict], li
     return out, pairs
 
 
+def sampled_agreement(full: list, sampled: list) -> dict:
+    """Per sampled judge: its sample size, unparseable count and, on the candidates of its sample, its
+    agreement with each full judge and with all of them (pipeline/agreement.py, over the candidates
+    every judge compared labelled)."""
+    out = {}
+    for name, labels in sampled:
+        out[name] = {
+            "labels": len(labels),
+            "unparseable": sum(v.status != "ok" for v in labels.values()),
+            "agreement_with": {other: agreement([others, labels]) for other, others in full},
+            "agreement_all": agreement([*(lab for _, lab in full), labels]),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     _, params = start(__doc__, argv)
     started = time.perf_counter()
     decisions = read_records(paths.DECISIONS, Decision)
     corpus = load_interim()
-    judges = [(j, load_labels(labels_file(j), corpus.candidates)) for j in params.judge.judges]
+    # A sampled LLM judge (judge.llm_max_candidates) is measured on its sample, beside the full judges.
+    loaded = [(j, load_labels(labels_file(j), corpus.candidates, complete=not sampled_judge(j, params)))
+              for j in params.judge.judges]
+    judges = [(j, labels) for j, labels in loaded if not sampled_judge(j, params)]
     pairs, pairs_aug = paths.read_pairs(paths.PAIRS), paths.read_pairs(paths.PAIRS_AUG)
     augment_meta = json_or(paths.AUGMENT_META, {})
     # The contexts stage's language counts (cross-language fill-in distractors); absent from older runs.
@@ -86,6 +105,9 @@ def main(argv: list[str] | None = None) -> None:
         metrics["label_noise"] = label_noise(corpus, decisions, imports, params)
     # Each judge against the validation set labelled by reading (stage judge_eval).
     metrics["validity"] = judge_validity.summary(json_or(paths.JUDGE_VALIDITY, None))
+    sampled = [(j, labels) for j, labels in loaded if sampled_judge(j, params)]
+    if sampled:
+        metrics["sampled_judges"] = sampled_agreement(judges, sampled)
     metrics = without_nan(metrics)
     write_json(paths.REPORTS / "data_details.json", metrics)
     write_json(paths.REPORTS / "data_metrics.json",

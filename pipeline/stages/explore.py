@@ -16,7 +16,7 @@ from pipeline import language, paths
 from pipeline.augment.core import is_refusal
 from pipeline.importers import skipped_path
 from pipeline.io import atomic_dir, read_records, write_text
-from pipeline.judges import file_name
+from pipeline.judges import file_name, sampled_judge
 from pipeline.judges.inputs import load_labels
 from pipeline.preferences import refusal_of
 from pipeline.records import QA, Candidate, Context, Passage, Score
@@ -74,7 +74,8 @@ def _label_noise(interim: Path, qas: dict[str, QA], candidates: list[Candidate],
 def main(argv: list[str] | None = None) -> None:
     args, prm = start(__doc__, argv, _arguments)
     started = time.perf_counter()
-    inp = load(args, list(prm.judge.judges), prm.report.leak_coverage)
+    # A judge that labelled a sample only (judge.llm_max_candidates) has no label for most answers shown.
+    inp = load(args, [j for j in prm.judge.judges if not sampled_judge(j, prm)], prm.report.leak_coverage)
     refusals = prm.generate.refusal_by_language()
     meta, splits = explorer.build(inp, lambda text: is_refusal(text, refusal_of(text, refusals)), passage_blind,
                                   prm.report.leak_coverage)

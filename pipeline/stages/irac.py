@@ -1,7 +1,9 @@
 """Stage `irac`: structured legal reasoning (docs/method.md §11) on the decisions with annotated fields.
 
 Every system in irac.systems does task 1 (extract the fields) and task 2 (write the analysis) in every
-prompt mode; outputs are scored against the decisions' fields (field completeness, exact and semantic
+prompt mode (irac.modes, or irac.task_modes for one task); model systems and the grader give their
+structured replies under a JSON schema when irac.constrained is on (pipeline/structured), and the two
+reasoning modes reason in a free first call before the answer (docs/irac_models.md); outputs are scored against the decisions' fields (field completeness, exact and semantic
 accuracy, overall accuracy, IRAC recall) and, when irac.judge names a model, graded A/B/C.
 -> data/irac/outputs.jsonl, data/irac/grades.jsonl, reports/irac.md, reports/irac_details.json (every metric)
    and reports/irac_metrics.json (the headline numbers `dvc metrics` lists).
@@ -58,7 +60,7 @@ def run_systems(decisions: list[Decision], params: Params, cache_dir: Path) -> l
             modes = list(cfg.modes)
         try:
             for task in cfg.tasks:
-                for mode in modes:
+                for mode in (modes if system_spec == "rule" else cfg.task_modes.get(task, modes)):
                     outputs.extend(system.run(decisions, specs, task, mode))
                     log.info("%s: %s/%s done", system_spec, task, mode)
         finally:

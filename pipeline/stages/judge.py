@@ -1,4 +1,7 @@
-"""Stage `judge`: one Label per candidate per configured judge -> data/interim/labels/<judge>.jsonl."""
+"""Stage `judge`: one Label per candidate per configured judge -> data/interim/labels/<judge>.jsonl.
+
+An LLM judge other than the primary labels a seeded sample of whole contexts when judge.llm_max_candidates
+caps it (pipeline/judges/llm.py sample_items); its file then holds the labels of that sample only."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from pipeline.importers.candidates import imported_labels
 from pipeline.io import atomic_dir, write_records
 from pipeline.judges import Judge, JudgeItem, file_name, make_judge
 from pipeline.judges.inputs import judge_items, load_interim
+from pipeline.judges.llm import sample_items
 from pipeline.records import Label
 from pipeline.stages import run, start
 
@@ -52,19 +56,24 @@ def main(argv: list[str] | None = None) -> None:
     # DVC keeps this folder between runs (persist) and pushes it; only LLM judges write to it, and on
     # success it keeps exactly this run's calls.
     with compacting(paths.JUDGE_CACHE), atomic_dir(paths.LABELS) as tmp:
-        for spec in params.judge.judges:
+        for rank, spec in enumerate(params.judge.judges):
+            todo = items
+            if rank > 0 and spec.startswith("llm:") and params.judge.llm_max_candidates:
+                todo = sample_items(items, params.judge.llm_max_candidates, params.seed)
+                log.info("%s labels a sample of %d of %d candidates (judge.llm_max_candidates)", spec, len(todo), len(items))
             # Outside answers graded for this judge (generate.import_candidates) keep their grades; grades
             # for a judge not in judge.judges stop the stage before any judge is paid.
             outside = imported_labels(corpus.candidates, spec, params.judge.judges)
             judge = make_judge(spec, params)
-            labels = run_judge(judge, items, progress=True)
+            labels = run_judge(judge, todo, progress=True)
             labels = [outside.get(lab.candidate_id, lab) for lab in labels]
             generator = getattr(judge, "generator", None)
             if hasattr(generator, "close"):
                 generator.close()
             write_records(Path(tmp) / file_name(spec), labels)
             counts = Counter(lab.behaviour if lab.status == "ok" else "unparseable" for lab in labels)
-            summary.append(f"{spec}: " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+            sampled = f" (sample of {len(todo)})" if len(todo) < len(items) else ""
+            summary.append(f"{spec}{sampled}: " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     print(
         f"judge: {len(items)} candidates x {len(params.judge.judges)} judges in "
         f"{time.perf_counter() - started:.1f}s; " + "; ".join(summary)
