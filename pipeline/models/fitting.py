@@ -38,6 +38,10 @@ class FittedItem:
     def fits(self) -> bool:
         return self.prompt is not None
 
+    @property
+    def refit(self) -> bool:
+        return self.passages_dropped > 0
+
 
 @dataclass(frozen=True)
 class FittedPair:
