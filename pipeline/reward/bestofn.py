@@ -137,7 +137,7 @@ def analyse(reranked: Sequence[Reranked], generators: Sequence[str], systems: Se
 
 
 def pick_records(reranked: Sequence[Reranked], generators: Sequence[str]) -> list[dict[str, Any]]:
-    """One record per context: its answers (generator, ideal, refusal, tokens), every model's rewards and
+    """One record per context: its answers (generator, text, ideal, refusal, tokens), every model's rewards and
     every system's pick (a candidate index; random has none)."""
     out = []
     for r in reranked:
@@ -145,7 +145,7 @@ def pick_records(reranked: Sequence[Reranked], generators: Sequence[str]) -> lis
         out.append({
             "context_id": r.context.id, "variant": r.context.variant, "answerable": r.context.answerable,
             "language": r.language,
-            "candidates": [{"id": c.id, "generator": c.generator, "ideal": bool(r.ideal[k]),
+            "candidates": [{"id": c.id, "generator": c.generator, "text": c.text, "ideal": bool(r.ideal[k]),
                             "refusal": bool(r.refusal[k]), "tokens": int(r.tokens[k])}
                            for k, c in enumerate(r.candidates)],
             "rewards": {name: [float(v) for v in values] for name, values in sorted(r.rewards.items())},

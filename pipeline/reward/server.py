@@ -7,7 +7,7 @@
 Requests that arrive together are scored together: a queue takes the first waiting request, waits up to
 reward.serve.batch_wait_ms for others, and scores up to reward.serve.max_batch_items items (whole requests)
 in one model call on one worker thread, so the shared prompt and trunk batch across clients while
-tokenizing and parsing go on. A body over reward.serve.max_body_bytes gets 413, more than
+parsing and tokenizing (on a thread of their own) go on. A body over reward.serve.max_body_bytes gets 413, more than
 reward.serve.max_items items or a wrong field 422 naming it ("items[2].responses"). A client that goes
 away before its answer is dropped from the queue if it was not scored yet. Only counts are logged: no
 text, id or address of a request (uvicorn's access log is off).
@@ -21,6 +21,7 @@ import json
 import logging
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,11 +143,14 @@ def create_app(rm: RewardModel, limits: ServeParams) -> Any:
 
     counts: Counter = Counter()
     batcher = Batcher(rm, limits.batch_wait_ms / 1000, limits.max_batch_items, counts)
+    # One thread tokenizes: a fast tokenizer used from two threads at once can fail ("Already borrowed").
+    encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any):
         worker = asyncio.create_task(batcher.run())
         yield
+        encoder.shutdown(wait=False, cancel_futures=True)
         worker.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await worker
@@ -187,7 +191,7 @@ def create_app(rm: RewardModel, limits: ServeParams) -> Any:
                 raise RequestError(422, "body", f"not JSON ({type(exc).__name__})") from None
             items, scoring = parse_request(obj, rm, limits)
             try:
-                fitted = await asyncio.to_thread(rm.encode, items)
+                fitted = await asyncio.get_running_loop().run_in_executor(encoder, rm.encode, items)
             except ItemError as exc:
                 raise RequestError(422, f"items[{exc.index}].{exc.field}", exc.message) from None
         except RequestError as exc:
