@@ -451,6 +451,44 @@ class ReportParams:
 
 
 @dataclass(frozen=True)
+class ServeParams:
+    """`python -m pipeline.reward serve` (pipeline/reward/server.py): where it listens and what one request
+    and one model call may hold."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Range(1, 65535)] = 8765
+    # A request body above this many bytes gets 413 before it is parsed.
+    max_body_bytes: Count = 1_048_576
+    # Items one request may hold (422 above it).
+    max_items: Count = 64
+    # After the first waiting request, how long the queue waits for more before scoring them together.
+    batch_wait_ms: NonNegative = 5.0
+    # Items (from any number of requests) scored in one model call.
+    max_batch_items: Count = 64
+
+
+@dataclass(frozen=True)
+class RewardParams:
+    """A trained reward model in use (pipeline/reward): the API, the command, the server and the rerank
+    stage. Prompts, max_length, the token budget of a batch and the refusal sentences are those of the
+    score stage and generation (score.max_length, score.batch_tokens, generate.refusal(s))."""
+
+    # The reward an adapter gives (records.SCORINGS), and the base model's (it has no reference).
+    scoring: Literal["sum", "mean", "ref_sum", "ref_mean"] = "ref_sum"
+    base_scoring: Literal["sum", "mean"] = "mean"
+    # An item whose prompt and longest response exceed score.max_length: "error" stops with the item and
+    # field; "drop_distractors" drops whole passages, last first (never the item's `gold` one), as the score
+    # stage does, and says how many in the output.
+    overlong: Literal["error", "drop_distractors"] = "error"
+    # Responses one item may hold.
+    max_responses: Count = 64
+    # Items scored per model call of the command and the rerank stage: bounds the hidden states kept for a
+    # shared trunk, and is the step of the progress bar.
+    chunk_items: Count = 64
+    serve: ServeParams = field(default_factory=ServeParams)
+
+
+@dataclass(frozen=True)
 class IracParams:
     # Systems that do the docs/method.md §11 tasks: "rule" (the offline rule-based extractor and analysis writer)
     # and/or generator specs as in generate.panel (hf:<id>, openai:<base_url>|<model>).
@@ -514,6 +552,7 @@ class Params:
     score: ScoreParams = field(default_factory=ScoreParams)
     report: ReportParams = field(default_factory=ReportParams)
     irac: IracParams = field(default_factory=IracParams)
+    reward: RewardParams = field(default_factory=RewardParams)
 
 
 # ----------------------------------------------------------------------------------------- run names

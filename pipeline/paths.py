@@ -45,6 +45,9 @@ CORPORA = {"pairs": PAIRS, "pairs_aug": PAIRS_AUG, "pairs_grounded": PAIRS_GROUN
 # score, irac
 SCORES = Path("data/scores")
 IRAC = Path("data/irac")
+# rerank: every test context's answers, rewards and picks
+RERANK = Path("data/rerank")
+RERANK_PICKS = RERANK / "picks.jsonl"
 
 # Caches of paid or slow work (generation, judging, rewriting, embeddings, converted packaged models): kept
 # out of the stage outputs so that a rerun reuses them (docs/method.md §3).
@@ -66,6 +69,9 @@ ADAPTERS = Path("models/adapters")
 
 # reports
 REPORTS = Path("reports")
+RERANK_REPORT = REPORTS / "rerank.md"
+RERANK_DETAILS = REPORTS / "rerank_details.json"
+RERANK_METRICS = REPORTS / "rerank_metrics.json"
 TRAINING_CURVES = REPORTS / "training"
 PRETRAIN_CURVE = TRAINING_CURVES / "pretrain.csv"
 CURVE_PLOTS = REPORTS / "plots" / "curves"

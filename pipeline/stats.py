@@ -147,3 +147,21 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         adjusted[i] = running
     return adjusted
+
+
+def chance_test(picked: np.ndarray, chance: np.ndarray) -> float:
+    """Exact two-sided test of picks against picking at random, paired per item: under the null, item i's
+    pick is a success with its own probability chance[i] (the share of good options it had), so the count
+    of successes follows a Poisson binomial law; p sums the probabilities of every count no likelier than
+    the observed one (as scipy's binomtest does for equal probabilities)."""
+    picked = np.asarray(picked, dtype=bool)
+    chance = np.clip(np.asarray(chance, dtype=np.float64), 0.0, 1.0)
+    if picked.shape != chance.shape:
+        raise ValueError(f"chance test needs one chance per pick: {picked.shape} vs {chance.shape}")
+    pmf = np.zeros(picked.size + 1)
+    pmf[0] = 1.0
+    for i, p in enumerate(chance, start=1):
+        pmf[1 : i + 1] = pmf[1 : i + 1] * (1 - p) + pmf[:i] * p
+        pmf[0] *= 1 - p
+    observed = pmf[int(picked.sum())]
+    return float(min(1.0, pmf[pmf <= observed * (1 + 1e-7)].sum()))

@@ -23,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT_FILES = ["pipeline", "csrc", "dvc.yaml", "params", "data/external", "data/validation", "pyproject.toml", ".dvcignore", ".gitignore"]
 
 
-def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+def run(cmd: list[str], cwd: Path, check: bool = True, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
+    if pythonpath is not None:  # a folder outside the project copy runs this checkout's pipeline package
+        env["PYTHONPATH"] = str(pythonpath)
     # The stages run `python -m pipeline...`: make that this interpreter, and reuse the built extension.
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("PIPELINE_EXT_DIR", str(ROOT / ".cache" / "torch_extensions"))

@@ -313,15 +313,19 @@ SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
     ("train.lr", DPO_RUNS | SFT_RUNS | {"report"}),
     ("train.lora.r", DPO_RUNS | SFT_RUNS | {"report"}),
     # The over-long policy is shared by training and scoring.
-    ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "report"}),
+    ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "rerank", "report"}),
     # The run matrix is no run's param: adding a seed adds a stage and changes no other (but the stages
-    # that gather every run: the curves overlay, score and the report).
-    ("train.runs", {"curves", "score", "report"}),
+    # that gather every run: the curves overlay, score, rerank and the report).
+    ("train.runs", {"curves", "score", "rerank", "report"}),
     ("pretrain.vocab_size", {"pretrain"}),
     ("contexts.k", {"contexts", "data_report"}),
-    ("generate.panel", {"generate", "data_report", "report"}),
+    ("generate.panel", {"generate", "data_report", "rerank", "report"}),
     ("generate.concurrency", {"generate", "irac"}),
     ("score.max_pairs", {"score", "report"}),
+    # The rerank stage scores as the score stage does, but not the score stage's pair sample.
+    ("score.max_length", {"score", "rerank", "report"}),
+    ("reward.chunk_items", {"rerank"}),
+    ("reward.serve.port", set()),
     ("irac.systems", {"irac"}),
 ])
 def test_a_param_marks_exactly_the_stages_that_read_it(key, readers):

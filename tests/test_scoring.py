@@ -211,3 +211,54 @@ def test_score_records_hand_values():
     records = score_records("m", pairs, policy)
     assert [r.scoring for r in records] == ["mean", "mean", "sum", "sum"]  # no reference: no ref scores
     assert [(r.chosen_tokens, r.rejected_tokens) for r in records[:2]] == [(5, 12), (4, 3)]
+
+
+def random_items(n: int, seed: int = 0) -> list:
+    """Items of one to five responses each (the batches then mix response counts)."""
+    from pipeline.scoring.encode import EncodedItem
+
+    rng = random.Random(seed)
+
+    def ids(lo: int, hi: int) -> list[int]:
+        return [rng.randrange(1, VOCAB) for _ in range(rng.randint(lo, hi))]
+
+    return [EncodedItem(ids(1, 60), tuple(ids(1, 15) for _ in range(rng.randint(1, 5)))) for _ in range(n)]
+
+
+def test_items_with_any_number_of_responses_equal_the_plain_rows_and_the_float64_oracle(model):
+    from pipeline.scoring.shared_prefix import score_responses
+    from pipeline.scoring.two_pass import score_rows_two_pass
+
+    items = random_items(14, seed=11)
+    assert len({len(i.responses) for i in items}) > 2
+    shared = score_responses(model, items, batch_tokens=400)
+    plain = score_rows_two_pass(model, items, batch_tokens=400)
+    m64 = tiny_model().double()
+    m64.load_state_dict(model.state_dict())
+    expected = []
+    with torch.no_grad():
+        for item in items:
+            for response in item.responses:
+                logits = m64(input_ids=torch.tensor([item.prompt + response])).logits[0]
+                logp = torch.log_softmax(logits, -1)[len(item.prompt) - 1 : -1]
+                expected.append(logp.gather(-1, torch.tensor(response)[:, None]).sum().item())
+    assert shared.offsets.tolist() == plain.offsets.tolist()
+    assert shared.counts.tolist() == [len(r) for i in items for r in i.responses]
+    np.testing.assert_allclose(shared.sums, plain.sums, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(shared.sums, expected, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(shared.means, shared.sums / shared.counts, rtol=1e-6)
+    # An item's scores do not depend on the other items of its batch, nor on how many responses it has.
+    alone = score_responses(model, [items[3]])
+    np.testing.assert_allclose(alone.sums, shared.sums[shared.item(3)], atol=1e-5, rtol=0)
+
+
+def test_pairs_scored_as_items_of_two_are_the_pair_scores_bit_for_bit(model):
+    from pipeline.scoring.encode import EncodedItem
+    from pipeline.scoring.shared_prefix import score_responses
+
+    pairs = random_pairs(10, seed=4)
+    as_pairs = score_shared_prefix(model, pairs, batch_tokens=300)
+    rows = score_responses(model, [EncodedItem(p.prompt, (p.chosen, p.rejected)) for p in pairs], batch_tokens=300)
+    assert rows.sums[0::2].tolist() == as_pairs.chosen_sum.tolist()
+    assert rows.sums[1::2].tolist() == as_pairs.rejected_sum.tolist()
+    assert rows.means[1::2].tolist() == as_pairs.rejected_mean.tolist()

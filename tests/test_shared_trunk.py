@@ -55,3 +55,25 @@ def test_shared_layers_is_the_lowest_adapted_layer_of_all_adapters(tmp_path):
     assert shared_layers([tmp_path / "a", tmp_path / "b"]) == 20
     assert shared_layers([tmp_path / "a", tmp_path / "c"]) == 0
     assert shared_layers([]) == 0
+
+
+def test_items_of_any_size_over_the_trunk_equal_the_shared_prefix_scorer():
+    from test_scoring import random_items
+
+    from pipeline.scoring.shared_prefix import score_responses
+    from pipeline.scoring.shared_trunk import score_responses_from_trunk
+
+    items = random_items(10, seed=8)
+    sizes = [len(i.responses) for i in items]
+    peft = adapted(tiny_model(seed=2), [1], "top", seed=9)
+    trunk = trunk_batches(peft, items, split=1, batch_tokens=400)
+    assert len(trunk) > 1
+    got = score_responses_from_trunk(peft, trunk, 1, sizes)
+    want = score_responses(peft, items, batch_tokens=400)
+    np.testing.assert_allclose(got.sums, want.sums, atol=1e-4, rtol=0)
+    assert got.counts.tolist() == want.counts.tolist()
+    with peft.disable_adapter():
+        base_got = score_responses_from_trunk(peft, trunk, 1, sizes)
+        base_want = score_responses(peft, items, batch_tokens=400)
+    np.testing.assert_allclose(base_got.sums, base_want.sums, atol=1e-4, rtol=0)
+    assert not np.allclose(base_got.sums, got.sums, atol=1e-3)

@@ -1,7 +1,8 @@
 """Fitting a pair into max_length without cutting the evidence, the question or the instructions (docs/method.md §9).
 
-Training and scoring both call `fit_pair`, so a model is trained and scored on the same tokens. A pair
-fits when its rendered prompt plus the longer response is at most max_length tokens. When it does not:
+Training and scoring both call `fit_pair`, and the reward API (pipeline/reward) calls `fit_item`, which
+fit_pair is the two-response case of, so a model is trained, scored and used on the same tokens. An item
+fits when its rendered prompt plus its longest response is at most max_length tokens. When it does not:
 - policy `drop_distractors` removes whole distractor passages, last slot first, never the gold passage,
   renumbers the passages that stay and renders the prompt again (chat header and rules intact); a pair
   that still does not fit with one passage left is left out;
@@ -21,6 +22,25 @@ from pipeline.models.prompting import render_prompt, render_response
 from pipeline.prompts import PASSAGE_JOIN
 
 POLICIES = ("drop_distractors", "drop")
+
+
+@dataclass(frozen=True)
+class FittedItem:
+    """Token ids of a prompt and its responses as models see them; `prompt` is None when left out."""
+
+    prompt: list[int] | None
+    responses: tuple[list[int], ...]
+    passages_in: int
+    passages_dropped: int = 0
+    gold_lost: bool = False
+
+    @property
+    def fits(self) -> bool:
+        return self.prompt is not None
+
+    @property
+    def refit(self) -> bool:
+        return self.passages_dropped > 0
 
 
 @dataclass(frozen=True)
@@ -70,17 +90,25 @@ def fit_pair(tokenizer: Any, prompt: str, chosen: str, rejected: str, max_length
 
     `prompt_ids` may pass the already-encoded full prompt (callers cache it per prompt string).
     """
+    f = fit_item(tokenizer, prompt, (chosen, rejected), max_length, policy, spans, gold_slot, prompt_ids)
+    return FittedPair(f.prompt, f.responses[0], f.responses[1], f.passages_in, f.passages_dropped, f.gold_lost)
+
+
+def fit_item(tokenizer: Any, prompt: str, responses: Sequence[str], max_length: int, policy: str,
+             spans: Sequence[Sequence[int]] = (), gold_slot: int | None = None,
+             prompt_ids: list[int] | None = None) -> FittedItem:
+    """Render and tokenize a prompt and its responses, fitting them into max_length under `policy`: the
+    prompt plus the longest response must fit (see the module doc)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown over-long policy {policy!r} (known: {', '.join(POLICIES)})")
-    chosen_ids = token_ids(tokenizer, render_response(tokenizer, chosen))
-    rejected_ids = token_ids(tokenizer, render_response(tokenizer, rejected))
-    budget = max_length - max(len(chosen_ids), len(rejected_ids))
+    response_ids = tuple(token_ids(tokenizer, render_response(tokenizer, r)) for r in responses)
+    budget = max_length - max(len(r) for r in response_ids)
     full = prompt_ids if prompt_ids is not None else token_ids(tokenizer, render_prompt(tokenizer, prompt))
     n = len(spans)
     if len(full) <= budget:
-        return FittedPair(full, chosen_ids, rejected_ids, n)
+        return FittedItem(full, response_ids, n)
     if policy == "drop" or n <= 1:
-        return FittedPair(None, chosen_ids, rejected_ids, n)
+        return FittedItem(None, response_ids, n)
     # Distractors in the order they are dropped: last slot first, the gold passage never.
     order = [i for i in reversed(range(n)) if i != gold_slot]
     if gold_slot is None:
@@ -92,12 +120,12 @@ def fit_pair(tokenizer: Any, prompt: str, chosen: str, rejected: str, max_length
         return token_ids(tokenizer, render_prompt(tokenizer, text))
 
     if not order:
-        return FittedPair(None, chosen_ids, rejected_ids, n)
+        return FittedItem(None, response_ids, n)
     # Fewest passages dropped that fits: prompts shrink as more are dropped, so bisect.
     low, high = 1, len(order)
     tried = {high: encoded(high)}
     if len(tried[high]) > budget:
-        return FittedPair(None, chosen_ids, rejected_ids, n)
+        return FittedItem(None, response_ids, n)
     while low < high:
         mid = (low + high) // 2
         tried[mid] = encoded(mid)
@@ -106,10 +134,10 @@ def fit_pair(tokenizer: Any, prompt: str, chosen: str, rejected: str, max_length
         else:
             low = mid + 1
     gold_lost = gold_slot is not None and gold_slot in order[:high]  # False by the order above; checked anyway
-    return FittedPair(tried[high], chosen_ids, rejected_ids, n, passages_dropped=high, gold_lost=gold_lost)
+    return FittedItem(tried[high], response_ids, n, passages_dropped=high, gold_lost=gold_lost)
 
 
-def fit_counts(fitted: Sequence[FittedPair], variants: Sequence[str]) -> dict[str, dict[str, int]]:
+def fit_counts(fitted: Sequence[FittedPair | FittedItem], variants: Sequence[str]) -> dict[str, dict[str, int]]:
     """Per variant (and "all"): pairs, pairs refit, passages dropped, pairs left out, gold passages lost."""
     counts: dict[str, Counter] = {}
     for f, variant in zip(fitted, variants, strict=True):

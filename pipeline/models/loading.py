@@ -106,6 +106,14 @@ def load_base(path: str | Path = paths.BASE, dtype: torch.dtype | str | None = N
     The tokenizer always has a pad token (EOS when the model ships none).
     """
     source, revision, local = _source(path)
+    return load_pretrained(source, revision, local, dtype, device, trust_remote_code)
+
+
+def load_pretrained(source: str, revision: str | None = None, local: bool = True,
+                    dtype: torch.dtype | str | None = None, device: str | None = None,
+                    trust_remote_code: bool = False) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """(model in eval mode, tokenizer) from a model folder or a hub id (at `revision`), as load_base loads
+    a base: also what the reward API (pipeline/reward) loads an adapter's base by its recorded id with."""
     if local:
         # A local folder never needs the hub; make sure nothing tries to reach it.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -3,7 +3,8 @@ derives the reference-relative ref_sum / ref_mean from the base model's pass.
 
 - encode: token ids of (prompt, chosen, rejected) with the chat template, fitted to max_length by
   dropping whole distractor passages (pipeline.models.fitting).
-- shared_prefix: the fast scorer (prompt once, both responses from it, fused log-probs).
+- shared_prefix: the fast scorer (prompt once, both responses from it, fused log-probs); score_responses
+  takes items of any number of responses (pipeline/reward).
 - two_pass: the plain scorer (one full forward per response); the equality reference.
 - naive: the LegalRewardBench style (batch 1, full log_softmax); a benchmark baseline only.
 - batching: length bucketing under a token budget.

@@ -24,8 +24,25 @@ class EncodedPair:
     rejected: list[int]
 
     @property
+    def responses(self) -> tuple[list[int], list[int]]:
+        return self.chosen, self.rejected
+
+    @property
     def shared_length(self) -> int:
         return len(self.prompt) + len(self.chosen) + len(self.rejected)
+
+
+@dataclass(frozen=True)
+class EncodedItem:
+    """One prompt and any number of responses to it (a pair is the item with two): what the scorers
+    take, through `.prompt`, `.responses` and `.shared_length`."""
+
+    prompt: list[int]
+    responses: tuple[list[int], ...]
+
+    @property
+    def shared_length(self) -> int:
+        return len(self.prompt) + sum(len(r) for r in self.responses)
 
 
 def encode_pairs(tokenizer: Any, pairs: Sequence[Any], max_length: int,

@@ -22,11 +22,14 @@ import torch
 
 from pipeline.kernels import CHUNK_TOKENS
 from pipeline.scoring.batching import length_batches
-from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
-from pipeline.scoring.encode import EncodedPair
+from pipeline.scoring.common import ResponseScores, RowScores, decoder_and_head, device_of, pad_id
+from pipeline.scoring.encode import EncodedItem, EncodedPair
 from pipeline.scoring.shared_prefix import (
+    Repeats,
     additive,
+    on_device,
     record_logprobs,
+    response_repeats,
     supports_custom_mask,
     token_passes,
     two_passes,
@@ -60,20 +63,21 @@ def layers_of(decoder: torch.nn.Module, start: int, stop: int | None) -> Iterato
 
 @dataclass
 class TrunkBatch:
-    """One length batch after the trunk: its pair indices, the prompts' and responses' hidden states and
+    """One length batch after the trunk: its item indices, the prompts' and responses' hidden states and
     the response inputs (positions, mask, labels) the top layers need."""
 
     indices: list[int]
     prompt_states: torch.Tensor  # [B, P, H]
     prompt_len: torch.Tensor  # [B]
-    response_states: torch.Tensor  # [2B, W, H]
+    response_states: torch.Tensor  # [R, W, H]: the items' responses in order (2B for pairs)
     inputs: dict[str, torch.Tensor]
+    repeats: Repeats = 2  # responses per prompt (response_repeats)
 
 
 @torch.inference_mode()
-def trunk_batches(model: Any, pairs: Sequence[EncodedPair], split: int,
+def trunk_batches(model: Any, pairs: Sequence[EncodedPair | EncodedItem], split: int,
                   batch_tokens: int = 8192) -> list[TrunkBatch]:
-    """The first `split` layers of `model` (adapters off or absent) over every pair, once."""
+    """The first `split` layers of `model` (adapters off or absent) over every pair (or item), once."""
     if not supports_custom_mask(model):
         raise ValueError("shared-trunk scoring needs sdpa or eager attention (a custom 4D mask)")
     decoder, weight, _ = decoder_and_head(model)
@@ -81,25 +85,34 @@ def trunk_batches(model: Any, pairs: Sequence[EncodedPair], split: int,
     out = []
     with layers_of(decoder, 0, split):
         for batch in length_batches([p.shared_length for p in pairs], batch_tokens):
-            prompt_states, prompt_len, response_states, inputs = token_passes(
-                decoder, [pairs[i] for i in batch], pad, device, weight.dtype)
-            out.append(TrunkBatch(list(batch), prompt_states, prompt_len, response_states, inputs))
+            group = [pairs[i] for i in batch]
+            prompt_states, prompt_len, response_states, inputs = token_passes(decoder, group, pad, device, weight.dtype)
+            out.append(TrunkBatch(list(batch), prompt_states, prompt_len, response_states, inputs,
+                                  response_repeats(group)))
     return out
 
 
 @torch.inference_mode()
+def score_responses_from_trunk(model: Any, trunk: Sequence[TrunkBatch], split: int, sizes: Sequence[int],
+                               chunk_size: int = CHUNK_TOKENS) -> RowScores:
+    """score_responses' scores of `model` (its active adapter) for items with `sizes` responses each,
+    running only layers `split`.. on the trunk's hidden states."""
+    decoder, weight, softcap = decoder_and_head(model)
+    out = RowScores.empty(sizes)
+    with layers_of(decoder, split, None):
+        for tb in trunk:
+            repeats = on_device(tb.repeats, weight.device)
+            prompt_states, response_states = two_passes(
+                decoder, {"inputs_embeds": tb.prompt_states},
+                {"inputs_embeds": tb.response_states, "position_ids": tb.inputs["position_ids"]},
+                additive(tb.inputs["mask"], weight.dtype), repeats)
+            record_logprobs(out, tb.indices, prompt_states, tb.prompt_len, response_states, tb.inputs["labels"],
+                            weight, softcap, chunk_size, repeats)
+    return out
+
+
 def score_from_trunk(model: Any, trunk: Sequence[TrunkBatch], split: int, n_pairs: int,
                      chunk_size: int = CHUNK_TOKENS) -> ResponseScores:
     """score_shared_prefix's scores of `model` (its active adapter), running only layers `split`.. on
     the trunk's hidden states."""
-    decoder, weight, softcap = decoder_and_head(model)
-    out = ResponseScores.empty(n_pairs)
-    with layers_of(decoder, split, None):
-        for tb in trunk:
-            prompt_states, response_states = two_passes(
-                decoder, {"inputs_embeds": tb.prompt_states},
-                {"inputs_embeds": tb.response_states, "position_ids": tb.inputs["position_ids"]},
-                additive(tb.inputs["mask"], weight.dtype))
-            record_logprobs(out, tb.indices, prompt_states, tb.prompt_len, response_states, tb.inputs["labels"],
-                            weight, softcap, chunk_size)
-    return out
+    return ResponseScores.from_rows(score_responses_from_trunk(model, trunk, split, [2] * n_pairs, chunk_size))

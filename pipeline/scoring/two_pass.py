@@ -15,11 +15,10 @@ import torch
 
 from pipeline.kernels import IGNORE_INDEX, fused_linear_sequence_logprobs, sequence_logprobs
 from pipeline.scoring.batching import length_batches
-from pipeline.scoring.common import ResponseScores, decoder_and_head, device_of, pad_id
-from pipeline.scoring.encode import EncodedPair
+from pipeline.scoring.common import ResponseScores, RowScores, decoder_and_head, device_of, pad_id
+from pipeline.scoring.encode import EncodedItem, EncodedPair
 
 
-@torch.inference_mode()
 def score_two_pass(
     model: Any,
     pairs: Sequence[EncodedPair],
@@ -29,13 +28,24 @@ def score_two_pass(
 ) -> ResponseScores:
     """head="full": the model's logits over every position (the plain way); "fused": the head runs on
     response positions only through the fused kernel (used by the bench to separate the two savings)."""
+    return ResponseScores.from_rows(score_rows_two_pass(model, pairs, batch_tokens, progress, head))
+
+
+@torch.inference_mode()
+def score_rows_two_pass(
+    model: Any,
+    items: Sequence[EncodedPair | EncodedItem],
+    batch_tokens: int = 8192,
+    progress: Callable[[int], None] | None = None,
+    head: Literal["full", "fused"] = "full",
+) -> RowScores:
+    """Every response of every item as its own prompt+response row (`progress` counts rows)."""
     decoder, weight, softcap = decoder_and_head(model)
     device, pad = device_of(model), pad_id(model)
-    # Row 2i is prompt+chosen of pair i, row 2i+1 prompt+rejected.
-    rows = [(p.prompt, r) for p in pairs for r in (p.chosen, p.rejected)]
-    sums = np.zeros(len(rows))
-    means = np.zeros(len(rows))
-    counts = np.zeros(len(rows), dtype=np.int64)
+    # One row per response, in item order: for pairs, row 2i is prompt+chosen of pair i, row 2i+1 prompt+rejected.
+    out = RowScores.empty([len(p.responses) for p in items])
+    rows = [(p.prompt, r) for p in items for r in p.responses]
+    sums, means, counts = out.sums, out.means, out.counts
     for batch in length_batches([len(a) + len(b) for a, b in rows], batch_tokens):
         length = max(len(rows[i][0]) + len(rows[i][1]) for i in batch)
         ids = torch.full((len(batch), length), pad, dtype=torch.long)
@@ -61,4 +71,4 @@ def score_two_pass(
         sums[idx], means[idx], counts[idx] = total.double().cpu().numpy(), mean.double().cpu().numpy(), count.cpu().numpy()
         if progress:
             progress(len(batch))
-    return ResponseScores(sums[0::2], means[0::2], sums[1::2], means[1::2], counts[0::2], counts[1::2])
+    return out

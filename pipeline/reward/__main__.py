@@ -1,0 +1,3 @@
+from pipeline.reward.cli import main
+
+main()
