@@ -35,7 +35,10 @@ def test_repro_builds_pairs_with_every_dimension(smoke_repo: Path):
         for split in ("train", "val", "test")
         for p in read_jsonl(smoke_repo / f"data/processed/pairs/{split}.jsonl")
     ]
-    assert {p["dimension"] for p in pairs} == DIMENSIONS
+    # Every dimension but correctness must decide pairs on the smoke data. Under the party-aware judge an
+    # answer with the wrong bottom line is nearly always unsupported too, so faithfulness decides first
+    # (30 correctness pairs of 9,829 on the default); tests/test_preferences.py covers that branch.
+    assert DIMENSIONS - {"correctness"} <= {p["dimension"] for p in pairs} <= DIMENSIONS
     by_question: dict[str, set[str]] = {}
     for p in pairs:
         by_question.setdefault(p["qa_id"], set()).add(p["split"])
