@@ -462,7 +462,7 @@ class ServeParams:
     # Items one request may hold (422 above it).
     max_items: Count = 64
     # After the first waiting request, how long the queue waits for more before scoring them together.
-    batch_wait_ms: NonNegative = 5.0
+    batch_wait_ms: Annotated[float, Range(0, 60_000)] = 5.0
     # Items (from any number of requests) scored in one model call.
     max_batch_items: Count = 64
 
@@ -638,6 +638,8 @@ def _check_relations(p: Params, fail: typed.Fail) -> None:
         _check_builtin_model(p.pretrain, fail)
     _check_irac_tau(p.irac, fail)
     _check_launch(p, fail)
+    if not p.reward.serve.host.strip():
+        raise fail("reward.serve.host", "is empty (allowed: the address the reward server listens on, e.g. 127.0.0.1)")
 
 
 def _check_irac_tau(p: IracParams, fail: typed.Fail) -> None:

@@ -61,7 +61,7 @@ def test_each_system_picks_as_defined():
 def test_ties_are_broken_by_the_seeded_order_not_the_file_order():
     c = Context("q3/x", "q3", "gold_plus_bm25", True, ["p"], 0)
     cands = [Candidate(f"q3/x/g{k}", "q3/x", f"g{k}", text, "stop") for k, text in enumerate(["a", "b", "c", "d"])]
-    labels = {x.id: label(x.id, *GOOD) for x in cands}
+    labels = {x.id: label(x.id, *(GOOD if k % 2 else ("abstained",))) for k, x in enumerate(cands)}
     rewards = {x.id: r for x, r in zip(cands, [1.0, 1.0, 1.0, 0.0], strict=True)}
 
     def winner(order: list[Candidate], seed: int = 13) -> str:
@@ -73,6 +73,10 @@ def test_ties_are_broken_by_the_seeded_order_not_the_file_order():
     assert winner(cands) == winner(cands[::-1]) == winner([cands[2], cands[0], cands[3], cands[1]])
     assert winner(cands) != cands[3].id
     assert len({winner(cands, seed) for seed in range(12)}) > 1
+    # A tie between answers that share their verdict decides nothing and is not counted.
+    same = Reranked.of(c, "en", cands, {x.id: label(x.id, *GOOD) for x in cands}, lambda t: False, [1] * 4,
+                       {"m": [1.0, 1.0, 1.0, 0.0]}, 13)
+    assert same.pick(same.rewards["m"])[1] is False
 
 
 def test_the_exact_test_is_the_binomial_test_at_equal_chances_and_exact_otherwise():

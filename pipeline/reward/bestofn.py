@@ -13,7 +13,7 @@ unanswerable one abstained. An unparseable label is never ideal. The systems:
 - oracle: an ideal answer whenever the context has one (the ceiling of any picker).
 
 Equal top scores are broken by a seeded order of the candidates (`seed`, context, candidate), never by
-their position in the file. Every system is compared with random on the same contexts: the difference
+their position in the file; the ties counted are those that decided whether the pick was ideal. Every system is compared with random on the same contexts: the difference
 of the shares with a paired bootstrap interval, and an exact test (pipeline.stats.chance_test: under the
 null each pick is ideal with its context's chance), Holm-adjusted over the systems.
 """
@@ -64,14 +64,16 @@ class Reranked:
                    np.asarray(tokens), {k: np.asarray(v, dtype=np.float64) for k, v in rewards.items()}, order)
 
     def pick(self, keys: np.ndarray) -> tuple[int, bool]:
-        """The candidate with the highest key (the seeded order among equals), and whether it was a tie."""
+        """The candidate with the highest key (the seeded order among equals), and whether the seeded order
+        decided the outcome: a tie between answers of which some are ideal and some not. (Equal texts, such
+        as two generators' identical refusals, tie on every score and share their label.)"""
         best = keys.max()
         tied = np.flatnonzero(keys == best)
-        return int(tied[np.argmin(self.order[tied])]), len(tied) > 1
+        return int(tied[np.argmin(self.order[tied])]), len(set(self.ideal[tied].tolist())) > 1
 
     def picks(self, generators: Sequence[str]) -> dict[str, tuple[float, int | None, bool]]:
         """System -> (value of its pick: 1/0, or the expected share for random; the candidate index or
-        None; whether a tie was broken). A generator with no answer here is absent."""
+        None; whether a tie decided it). A generator with no answer here is absent."""
         out: dict[str, tuple[float, int | None, bool]] = {
             RANDOM: (float(self.ideal.mean()), None, False),
             ORACLE: (float(self.ideal.any()), int(np.argmax(self.ideal)) if self.ideal.any() else None, False),

@@ -72,7 +72,7 @@ def render(details: dict[str, Any]) -> str:
         "## Overall",
         "",
         table(["system", "contexts", "ideal picks", "95% CI (Wilson)", "vs random", "95% CI (paired bootstrap)",
-               "p (exact, vs random)", "p (Holm)", "ties broken"], overall_rows(systems, res)),
+               "p (exact, vs random)", "p (Holm)", "ties that decided"], overall_rows(systems, res)),
         "",
         "Random is the expected share of a uniform pick (each context's share of ideal answers); the oracle picks "
         "an ideal answer whenever there is one. A generator's row covers the contexts it answered. The passage-"
@@ -98,7 +98,9 @@ def render(details: dict[str, Any]) -> str:
         f"the gold one (train.overlong `{details['overlong']}`): {fit['refit']} contexts refit "
         f"({fit['passages_dropped']} passages dropped), {fit['left_out']} left out.",
         f"- Equal top rewards are broken by a seeded order of the answers (`seed` {details['seed']}); the last "
-        f"column counts them. Every context's answers, rewards and picks: {details['picks_file']}.",
+        "column of the first table counts the contexts where that order decided whether the pick was ideal (a tie "
+        "between an ideal answer and another; identical answers, such as two generators' refusal sentence, tie on "
+        f"every score and share their label). Every context's answers, rewards and picks: {details['picks_file']}.",
         "",
     ]
     return "\n".join(out)
