@@ -223,12 +223,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     refusals = params_mod.load(args.params).generate.refusal_by_language()
     items = sample(Path(args.interim), args.source, args.per_stratum, args.seed, parse_counts(args.count),
                    args.collisions, args.cutoff, refusals, read_ids(args.exclude), args.language)
-    with open(args.out, "w", encoding="utf-8") as fh:
+    write_items(items, args.out)
+    return 0
+
+
+def write_items(items: list[dict], out: str) -> None:
+    """The drawn items as JSONL, and a one-line count per half."""
+    with open(out, "w", encoding="utf-8") as fh:
         for item in items:
             fh.write(json.dumps(item, ensure_ascii=False) + "\n")
     halves = {h: sum(i["half"] == h for i in items) for h in ("dev", "test")}
-    print(f"{len(items)} items -> {args.out} ({halves['dev']} dev, {halves['test']} test)")
-    return 0
+    print(f"{len(items)} items -> {out} ({halves['dev']} dev, {halves['test']} test)")
 
 
 if __name__ == "__main__":

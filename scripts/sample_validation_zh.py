@@ -23,14 +23,22 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sample_validation import ROOT, load_profile, parse_counts, read_ids, record, round_robin, sample  # noqa: E402
+from sample_validation import (  # noqa: E402
+    ROOT,
+    load_profile,
+    parse_counts,
+    read_ids,
+    record,
+    round_robin,
+    sample,
+    write_items,
+)
 
 from pipeline import params as params_mod  # noqa: E402
 from pipeline.language import detect  # noqa: E402
@@ -84,11 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.yesno_flips:
         taken = read_ids(args.exclude) | {i["id"] for i in items}
         items += yes_no_flips(Path(args.interim), args.source, args.yesno_flips, args.seed, refusals, taken)
-    with open(args.out, "w", encoding="utf-8") as fh:
-        for item in items:
-            fh.write(json.dumps(item, ensure_ascii=False) + "\n")
-    halves = {h: sum(i["half"] == h for i in items) for h in ("dev", "test")}
-    print(f"{len(items)} items -> {args.out} ({halves['dev']} dev, {halves['test']} test)")
+    write_items(items, args.out)
     return 0
 
 
