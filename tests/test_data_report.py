@@ -281,3 +281,22 @@ def test_header_of_the_synthetic_only_default(report):
     assert not any(m["data_sources"][k] for k in ("imported_decisions", "imported_qa", "outside_answers",
                                                   "outside_pairs"))
     assert "Data: synthetic decisions (en 20). Primary judge" in md
+
+
+def test_a_sampled_judge_is_shown_against_each_full_judge_on_its_sample():
+    """Hand-counted: on the 3 candidates the sampled judge labelled, it agrees with `full` on behaviour for
+    2 of 3 (raw agreement of 2 raters = share of agreeing items); the rendered table says so."""
+    from pipeline.records import Label
+    from pipeline.reporting.data_render import render_sampled_judges
+
+    def lab(cid: str, judge: str, behaviour: str) -> Label:
+        return Label(cid, judge, behaviour, None, None, None, "ok")
+
+    full = {c: lab(c, "rule:strict", b) for c, b in zip("abcd", ["attempted", "abstained", "attempted", "abstained"])}
+    sampled = {c: lab(c, "llm:x", b) for c, b in zip("abc", ["attempted", "abstained", "abstained"])}
+    out = data_report.sampled_agreement([("rule:strict", full)], [("llm:x", sampled)])
+    behaviour = out["llm:x"]["agreement_with"]["rule:strict"]["behaviour"]
+    assert behaviour["items"] == 3 and behaviour["raw"] == pytest.approx(2 / 3)
+    text = "\n".join(render_sampled_judges(out))
+    assert "| llm:x | rule:strict | 3 | 0 | 0.67 / " in text
+    assert "n/a" in text  # no faithfulness value on either side: nothing to compare

@@ -65,8 +65,8 @@ def test_exp_run_beta_reruns_only_train_and_downstream(exp_repo: Path):
     out = run(["dvc", "exp", "run", "-S", "train.beta=0.2"], exp_repo).stdout
     ran = set(RUNNING.findall(out))
     # SFT does not read beta: its runs stay as they were. The overlay of the curves and the scores of the
-    # new adapters follow, and the explorer shows the new margins.
-    assert ran == dpo_stages | {"curves", "score", "report", "explore"}, out[-3000:]
+    # new adapters follow, best-of-n reranks with the new adapters, and the explorer shows the new margins.
+    assert ran == dpo_stages | {"curves", "score", "rerank", "report", "explore"}, out[-3000:]
 
     after = lock_outs(exp_repo)
     for key, md5 in before.items():

@@ -218,6 +218,94 @@ def test_chinese_case_named_by_number_decides_which_passage_is_about_it():
     assert dims("上诉人朱0仅归还本金30,000元。", fee, (other, LOAN))[1:3] == ("contradicted", "incorrect")
 
 
+def test_a_question_bound_to_its_judgment_is_about_no_other_decision():
+    # "本案" names no party or case: with its gold passage in the context, the question is about that
+    # judgment, and another judgment's 朱0 (same anonymised name) is not this one's.
+    fee = passage("z1/p2", "曹x0与朱0民间借贷纠纷一审民事判决书", "案件受理费1,800元,由被告朱0负担。")
+    appeal = passage("z4/p2", "朱0、李某离婚纠纷二审民事判决书", "二审案件受理费300元,由上诉人朱0负担。")
+    qa = QA("zq-b", "本案的案件受理费由谁负担?", "朱0", "z1/p2", "z1", "factual", ["朱0"], [])
+    assert dims("案件受理费1,800元,由被告朱0负担。", qa, (appeal, fee)) == (
+        "attempted", "fully_supported", "correct", "complete")
+    assert dims("二审案件受理费300元,由上诉人朱0负担。", qa, (appeal, fee))[1] in ("unsupported", "contradicted")
+    # Without its gold passage the context cannot say which judgment is meant: names decide, as before.
+    assert dims("二审案件受理费300元,由上诉人朱0负担。", qa, (appeal,))[1] == "fully_supported"
+    # A question naming its own party is read by its names, whatever decision the passage is from.
+    named = QA("zq-n", "朱0负担了多少二审案件受理费?", "300元", "z4/p2", "z4", "factual", ["300元"], [])
+    assert dims("二审案件受理费300元,由上诉人朱0负担。", named, (fee, appeal))[1] == "fully_supported"
+
+
+def test_a_rate_for_another_period_or_a_rise_of_a_rate_is_not_the_rate_asked():
+    bank = passage("z8/p1", "某银行股份有限公司滁州分行与陈x2金融借款合同纠纷一审民事判决书",
+                   "经审理查明:原告与被告陈x2签订《个人借款合同》,约定借款300,000元,借款期限为36个月,年利率为6.5%,"
+                   "逾期后按借款利率上浮50%计收罚息,借款人还应承担律师费等费用;被告自2019年9月起未再按期还款,原告")
+    monthly = QA("zq-rate", "本案借款约定的月利率是多少?", "1.5%", "z1/p1", "z1", "factual", ["1.5%"], [])
+    # A pasted passage of another loan, cut off: its annual rate and its 50% rise state no monthly rate.
+    assert dims(bank.text, monthly, (bank, LOAN), finish="length")[0] == "unusable"
+    assert values.rate_periods("本案借款约定的月利率是多少?", "zh") == {"month"}
+    assert values.rate_periods("年利率为6.5%,按月息2分计算", "zh") == {"year", "month"}
+    assert values.rate_periods("interest at 3 per cent a year", "en") == {"year"}
+    assert values.rates("逾期后按借款利率上浮50%计收罚息", "zh") == []
+    assert values.rates("约定月利率为1.5%", "zh") == ["1.5%"]
+    # A monthly rate stated is an attempt, right or wrong.
+    assert dims("约定月利率为2%。", monthly, (LOAN,))[0] == "attempted"
+
+
+def test_an_amount_stated_as_the_whole_of_the_loss_answers_how_much():
+    qa = QA("zq-w", "被告人赔偿了被害人近亲属多少钱?", "人民币460,000元", "z3/p1", "z3", "factual", ["人民币460,000元"], [])
+    other = passage("z9/p1", "马某盗窃罪一审刑事判决书", "案发后,被告人马某的亲属代为退赔了被害人全部损失。")
+    # Another defendant's restitution of the whole loss: an amount of the kind asked, about another party.
+    assert dims("案发后,被告人马某的亲属代为退赔了被害人全部损失。", qa, (other,))[:3] == (
+        "attempted", "unsupported", "incorrect")
+    # "Pays the arrears in full" says how a tenant pays, not how much a penalty is.
+    penalty = QA("q-full", "How much must Choi Tsz-ming hand over as a monetary penalty?",
+                 "Choi Tsz-ming was ordered to pay a pecuniary penalty of HK$3,603,000.", "p9/p1", "p9", "factual",
+                 ["HK$3,603,000"], [])
+    flat = passage("p8/p1", "Order", "Yeung Tsz-ming is entitled to possession of Flat B unless the tenant pays the "
+                   "arrears in full within 28 days.")
+    assert dims(flat.text, penalty, (flat,))[0] == "unusable"
+
+
+def test_a_case_number_framing_a_yes_no_question_is_no_figure_it_asks_about():
+    traffic = passage("z3/p1", "（2016）皖1125刑初219号 曹x0交通肇事罪一审刑事判决书",
+                      "案发后,被告人曹x0在现场等候处理,赔偿被害人近亲属经济损失共计人民币460,000元,取得了被害人近亲属的谅解。")
+    reasons = passage("z3/p2", "（2016）皖1125刑初219号 曹x0交通肇事罪一审刑事判决书",
+                      "本院认为,被告人曹x0犯罪后自动投案,系自首;其赔偿被害人近亲属经济损失并取得谅解,可以酌情从轻处罚。")
+    qa = QA("zq-y", "在（2016）皖1125刑初219号案中，被害人家属是否对被告人表示谅解?", "是", "z3/p1", "z3", "yesno",
+            ["Yes"], [])
+    # 2016, 1125 and 219 name the case: a quote giving 460,000元 does not answer "no" to a figure asked.
+    quote = "是。案发后,被告人曹x0在现场等候处理,赔偿被害人近亲属经济损失共计人民币460,000元,取得了被害人近亲属的谅解。"
+    assert dims(quote, qa, (LOAN, traffic)) == ("attempted", "fully_supported", "correct", "complete")
+    # With the court's reasons beside the finding, a quote of either answers the question.
+    assert dims(quote, qa, (traffic, reasons))[1:3] == ("fully_supported", "correct")
+
+
+def test_an_anonymised_names_index_is_no_figure():
+    assert m.numbers("被告人曹x0负事故的主要责任,黄1负事故的次要责任,共1次", "zh") == {"1"}
+    assert m.numbers("黄1负事故的次要责任", "zh") == set()
+    qa = QA("zq-t", "在《马某盗窃罪一审刑事判决书》中，被告人共盗窃了几次?", "三次", "z9/p1", "z9", "factual", ["三次"], [])
+    other = passage("z3/p3", "（2016）皖1125刑初219号 曹x0交通肇事罪一审刑事判决书",
+                    "经定远县公安局交通管理大队认定,被告人曹x0负事故的主要责任,黄1负事故的次要责任。")
+    # Another case's liability finding states no count of thefts: no position, whatever 黄1 holds.
+    assert dims(other.text + "这类案件在刑事量刑实务中通常都是这样处理的。", qa, (other,))[0] == "unusable"
+
+
+def test_a_chinese_fact_in_words_is_stated_by_its_whole_words():
+    qa = QA("zq-j2", "王x1在工地从事什么工作?", "钢筋工", "z6/p1", "z6", "factual", ["钢筋工"], [])
+    own = passage("z6/p1", "", "经审理查明:原告王x1在被告承包的工地从事钢筋工工作,日工资350元。")
+    divorce = passage("z4/p3", "朱0、李某离婚纠纷二审民事判决书", "本院认为:李某有稳定工作和住所,由其抚养更有利于子女健康成长。")
+    # 工作 holds the 工 of 钢筋工, but says nothing of which work.
+    assert dims(divorce.text, qa, (divorce, own))[0] == "unusable"
+    assert dims("王x1在工地从事钢筋工工作。", qa, (divorce, own))[:3] == ("attempted", "fully_supported", "correct")
+
+
+def test_a_figure_where_a_party_is_asked_for_misses_the_point():
+    fee = passage("z1/p2", "曹x0与朱0民间借贷纠纷一审民事判决书", "案件受理费1,800元,由被告朱0负担。")
+    qa = QA("zq-who", "在《曹x0与朱0民间借贷纠纷一审民事判决书》中，案件受理费由谁负担?", "朱0", "z1/p2", "z1", "factual",
+            ["朱0"], [])
+    assert dims("案件受理费1,800元。", qa, (fee,))[1:3] == ("unsupported", "incorrect")
+    assert dims("案件受理费由被告朱0负担。", qa, (fee,))[1:3] == ("fully_supported", "correct")
+
+
 def test_chinese_submission_and_filler():
     qa = QA("zq-j", "本案是如何判决的?", "被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元",
             "z1/p1", "z1", "factual", ["被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元"], [])

@@ -463,3 +463,15 @@ def test_header_says_what_data_ran_from_the_records():
                         "outside answers (zh 1); outside pairs (en 1, zh 1).")
     # A data report from before the counts says so rather than guessing from the params.
     assert report.header_lines(prm, {}, {}, {})[2].startswith("- Data: not known (reports/data_details.json")
+
+
+def test_header_says_which_preference_hierarchy_the_numbers_use():
+    prm = params_mod.Params()
+    lines = report.header_lines(prm, {}, {"corpora": {"pairs": {}, "pairs_aug": {}}}, {})
+    assert lines[-1] == ("- Preference hierarchy (docs/method.md §5): `pairs` and `pairs_aug`, and the runs trained "
+                         "on them, use `method` (pairs.hierarchy).")
+    import dataclasses
+
+    grounded = dataclasses.replace(prm, pairs=dataclasses.replace(prm.pairs, hierarchy="grounded"))
+    lines = report.header_lines(grounded, {}, {"corpora": {"pairs": {}, "pairs_grounded": {}}}, {})
+    assert "use `grounded` (pairs.hierarchy); `pairs_grounded` and its runs use `grounded`" in lines[-1]

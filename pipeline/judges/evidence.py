@@ -19,7 +19,7 @@ from functools import lru_cache
 from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
-from pipeline.matching.parties import Party, cases, names_any, parties
+from pipeline.matching.parties import Party, cases, names_any, parties, without_cases
 from pipeline.records import Passage
 
 # Chinese judgments as published end findings with a half-width ; or . as often as with ；and 。 (a . between
@@ -96,6 +96,7 @@ class PassageView:
     parties: list[Party]
     # The cases its heading names (a Chinese judgment's number or title).
     cases: frozenset[str] = frozenset()
+    decision: str = ""
 
 
 def passage_view(passage: Passage, lang: str) -> PassageView:
@@ -103,16 +104,25 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     heading: a Chinese judgment's title names its parties)."""
     found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
-    return PassageView(found, named, cases(passage.heading, heading=True))
+    return PassageView(found, named, cases(passage.heading, heading=True), passage.decision_id)
 
 
 class ContextView:
     """The passages of one context as the judge reads them for one question."""
 
-    def __init__(self, passages: list[PassageView], asked: list[Party], asked_cases: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        passages: list[PassageView],
+        asked: list[Party],
+        asked_cases: frozenset[str] = frozenset(),
+        home: str | None = None,
+    ):
         self.passages = passages
         self.asked = asked
         self.asked_cases = asked_cases
+        # The decision a question bound to its document (本案, "the tenant", no name of its own) was
+        # written on, when its gold passage is in the context: that question is about no other decision.
+        self.home = home
         self.sentences = [
             Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i, s.roots)
             for i, p in enumerate(passages)
@@ -135,16 +145,21 @@ class ContextView:
         return sum(weight[w] for w in units & s.roots) / total if total > 0 else 0.0
 
     def _case(self, s: Sentence) -> bool | None:
-        """Whether the sentence's passage is of the case the question names (None: it cannot tell)."""
-        named = self.passages[s.passage].cases
-        if not self.asked_cases or not named:
+        """Whether the sentence's passage is of the case the question names or, for a question bound to
+        its document, of the decision it was written on (None: it cannot tell)."""
+        passage = self.passages[s.passage]
+        if self.home is not None:
+            return passage.decision == self.home
+        if not self.asked_cases or not passage.cases:
             return None
-        return bool(named & self.asked_cases)
+        return bool(passage.cases & self.asked_cases)
 
     def about(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence can be about one of `subjects` (everyone, when there are none). When the
         question names its case ("在（2016）皖1125刑初219号案中"), a passage headed by another case is
-        about no one asked, whatever names the two share."""
+        about no one asked, whatever names the two share; so is a passage of another decision, for a
+        question that only makes sense inside its own ("本案的案件受理费由谁负担?": another judgment's
+        朱0 is not this one's)."""
         case = self._case(s)
         if case is not None:
             return case
@@ -249,7 +264,7 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
 
 
 def on_topic(question: str, s: Sentence, lang: str) -> bool:
-    words = m.content_words(question, lang)
+    words = m.content_words(without_cases(question), lang)
     return len(words & s.words) >= max(1, round(0.3 * len(words)))
 
 
@@ -259,7 +274,8 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
     HK$8,000": no)."""
     same = m.is_negative(question, lang) == statement.negative
-    asked = m.numbers(question, lang)
+    # The figures of the question, not of the case number that frames it ("在（2016）皖1125刑初219号案中").
+    asked = m.numbers(without_cases(question), lang)
     if asked and statement.numbers and asked.isdisjoint(statement.numbers):
         same = not same
     return "yes" if same else "no"

@@ -39,20 +39,33 @@ _CLAUSES = {
 }
 
 
-def _states(fact: str, clause: str, on_topic: bool, lang: str) -> bool:
+def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "") -> bool:
     """Whether a clause states something of the fact's kind: a value of its kind on the question's
-    topic, the party it names, a number for a number, or most of its words."""
+    topic (a rate for the period asked), the party it names, a number for a number, or most of its
+    words."""
     kinds = values.kinds(fact, lang)
     if kinds:
         # A long fact (the orders of a judgment) says itself what it is about.
         about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
-        return about and bool(kinds & values.kinds(clause, lang))
+        shared = kinds & values.kinds(clause, lang)
+        if "money" in kinds and values.whole_amount(clause, lang):
+            shared.add("money")
+        if shared == {"share"} and values.rate_periods(question, lang):
+            # A rate for another period, or a rise of a rate, is not the rate asked.
+            stated = values.rate_periods(clause, lang)
+            if stated.isdisjoint(values.rate_periods(question, lang)) and stated or not values.rates(clause, lang):
+                return False
+        return about and bool(shared)
     named = parties(fact, lang)
     if named:
         return names_any(parties(clause, lang), named)
     if m.numbers(fact, lang):
         return on_topic and bool(m.numbers(clause, lang))
-    return ev.share(m.fact_words(fact, lang), m.answer_words(clause, lang)) >= 0.5
+    words = m.fact_words(fact, lang)
+    if lang == "zh":
+        # A single character (the 工 of 钢筋工) is in many words (工作): only whole words say it.
+        words = {w for w in words if len(w) > 1} or words
+    return ev.share(words, m.answer_words(clause, lang)) >= 0.5
 
 
 def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
@@ -79,8 +92,11 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
         on_topic = not cut or speaks_of(clause, qa.question, lang)
         for fact in facts:
-            if _states(fact, clause, on_topic, lang):
+            if _states(fact, clause, on_topic, lang, qa.question):
                 return True
+    # Of a pasted passage cut off before a value of the kind asked, the question's words are no answer.
+    if cut and any(values.kinds(f, lang) for f in facts):
+        return False
     return bool(topic) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
 
 
@@ -101,6 +117,6 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
             return [claim, *claims[:i], *claims[i + 1 :]]
     for i, claim in enumerate(claims):
         on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
-        if any(_states(f, claim, on_topic, lang) for f in facts):
+        if any(_states(f, claim, on_topic, lang, qa.question) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
     return claims

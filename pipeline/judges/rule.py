@@ -24,9 +24,10 @@ from pipeline.judges import evidence as ev
 from pipeline.judges import position
 from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
+from pipeline.importers.standalone import has_anchor
 from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.matching import statements, values
-from pipeline.matching.parties import Party, cases, names_any, parties, topic_words
+from pipeline.matching.parties import Party, cases, names_any, parties, topic_words, without_cases
 from pipeline.records import Label
 
 
@@ -283,6 +284,11 @@ class RuleJudge:
         if key and values.kinds(body, lang) and not values.kinds(body, lang) & key:
             # It offers a value, of another kind than asked (a prison term for a fine): another item.
             return "unsupported"
+        if not key and values.kinds(body, lang) and not parties(body, lang) and any(
+            parties(f, lang) for f in item.qa.facts
+        ):
+            # A figure where a party is asked for (the fee for "who bears the fee"): another item.
+            return "unsupported"
         claimed = values.values(body, key, lang) if key else m.numbers(body, lang)
         if claimed and stating is not None:
             given = values.values(stating.text, key, lang) if key else stating.numbers
@@ -367,7 +373,7 @@ class RuleJudge:
             qa.answer, lang
         )
         holding = _holding(qa, lang)
-        if ref_line and len(_item_words(holding, lang)) >= 2 and not m.numbers(question, lang):
+        if ref_line and len(_item_words(holding, lang)) >= 2 and not m.numbers(without_cases(question), lang):
             stating = self._stating(item, view, pool, lang)
             if stating is None:
                 return None, None
@@ -414,18 +420,25 @@ class RuleJudge:
             words = topic
         # The reference may add what the passage leaves to its heading (the offence a sentence is for):
         # a sentence that covers what the question itself asks about is on the item too.
-        return (not words or ev.share(words, best.words) >= self.cfg.item_recall - 1e-9
-                or bool(topic) and ev.share(topic, best.words) >= self.cfg.item_recall - 1e-9)
+        if not words or ev.share(words, best.words) >= self.cfg.item_recall - 1e-9:
+            return True
+        if not topic:
+            return False
+        # Two sentences about the party asked may state the item (the finding and the court's reasons:
+        # "取得了被害人近亲属的谅解", "其……取得谅解"): one holding every word of the question that the
+        # sentence answering it holds is on the item too.
+        answering = topic & stating.words if stating is not None else set()
+        return ev.share(topic, best.words) >= self.cfg.item_recall - 1e-9 or bool(answering) and answering <= best.words
 
     def _view(self, item: JudgeItem, lang: str) -> ContextView:
         # The same passages recur across many contexts: their sentences are analysed once per text.
         views = []
         for p in item.passages:
-            key = (p.id, p.text, lang)
+            key = (p.id, p.decision_id, p.text, lang)
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question))
+        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question), _home(item, lang))
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -484,7 +497,7 @@ class RuleJudge:
         asked_names = m.names(question, lang, skip_first=True)
         # What the question asks about, names aside: a finding about the same person on another matter
         # shares the names and little else.
-        topic = m.content_words(question, lang) - set().union(*asked_names)
+        topic = m.content_words(without_cases(question), lang) - set().union(*asked_names)
         covers = bool(topic) and ev.share(topic, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
         return ev.share(words, about) >= self.cfg.topic_overlap or covers
 
@@ -527,6 +540,16 @@ def _flip(line: str) -> str:
 
 def _asked(question: str, lang: str) -> list[Party]:
     return parties(question, lang)
+
+
+def _home(item: JudgeItem, lang: str) -> str | None:
+    """The decision a question bound to its document was written on (docs/method.md §1, "Standalone
+    questions"), when its gold passage is in the context; None for a question that names its own party,
+    case or document, which party-aware reading covers."""
+    if has_anchor(item.qa.question, lang):
+        return None
+    home = [p.decision_id for p in item.passages if p.id == item.qa.gold_passage_id]
+    return home[0] if home else None
 
 
 def _holding(qa, lang: str) -> str:

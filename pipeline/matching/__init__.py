@@ -253,7 +253,12 @@ def _numbers(text: str, lang: str | None) -> frozenset[str]:
 
 def _numbers_of(text: str, lang: str | None = None) -> set[str]:
     text = strip_citations(text)
-    return language.numbers(text, _lang(text, lang))
+    lang = _lang(text, lang)
+    if lang == "zh":
+        # The index of an anonymised name (黄1, 曹x0) is part of a name, not a figure.
+        for match in reversed(list(_ZH_ANON.finditer(text))):
+            text = text[: match.start()] + " " + text[match.end() :]
+    return language.numbers(text, lang)
 
 
 def lead_polarity(text: str, lang: str | None = None) -> str | None:

@@ -80,10 +80,16 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     return frozenset(found | {t.strip() for t in titles if t.strip()})
 
 
+def without_cases(text: str) -> str:
+    """The text without the cases it names (a case number, a title in 《》, an English "In Chan v Wong,"
+    frame): what a standalone question asks, not which judgment it is about."""
+    return _EN_FRAME.sub(" ", _TITLE.sub(" ", text))
+
+
 def without_parties(text: str, lang: str) -> str:
     """The text with its party names, role words and document titles (or an English question's frame
     "In Chan v Wong,") blanked out."""
-    text = _EN_FRAME.sub(" ", _TITLE.sub(" ", text))
+    text = without_cases(text)
     if lang == "zh":
         chars = list(text)
         for start, end, _ in m.zh_name_spans(text):

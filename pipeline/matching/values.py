@@ -96,6 +96,49 @@ def values(text: str, of_kinds: set[str] | frozenset[str], lang: str) -> set[str
     return out
 
 
+# The period a rate is stated for: 月利率 and 年利率, "a month" and "per annum" are different values of the
+# kind asked (a monthly rate of 1.5% is not an annual one of 6.5%).
+_PERIOD = {
+    "zh": re.compile(r"([年月日])(?:利率|息|利|化利率)"),
+    "en": re.compile(
+        r"\b(annual|yearly|monthly|daily)\b|\bper\s+(annum|year|month|day)\b|\ba\s+(year|month|day)\b", re.I
+    ),
+}
+_PERIOD_OF = {"年": "year", "月": "month", "日": "day", "annual": "year", "yearly": "year", "annum": "year",
+              "monthly": "month", "daily": "day"}
+
+
+def rate_periods(text: str, lang: str) -> set[str]:
+    """The periods ("year", "month", "day") the text states a rate for; empty when it names none."""
+    found = _PERIOD["zh" if lang == "zh" else "en"].findall(text)
+    hits = [h for groups in found for h in ((groups,) if isinstance(groups, str) else groups) if h]
+    return {_PERIOD_OF.get(h.lower(), h.lower()) for h in hits}
+
+
+# A percentage that is a change of a rate ("上浮50%", "increased by 50%"), not a rate.
+_CHANGE = {
+    "zh": re.compile(r"(?:上浮|下浮|上调|下调|提高|降低|增加|减少)\s*" + r"\d+(?:\.\d+)?\s*[%％]"),
+    "en": re.compile(r"\b(?:increased?|raised?|reduced?|decreased?)\s+by\s+\d+(?:\.\d+)?\s*(?:per\s*cent|percent|%)", re.I),
+}
+
+
+# An amount stated as the whole of something ("退赔了被害人全部损失", "the whole of the loss"): a value of the
+# kind "how much" asks for, without a figure. ("Pays the arrears in full" says how, not how much.)
+_WHOLE = {
+    "zh": re.compile(r"全部(?:损失|款项|借款|欠款|本金|货款|费用)|全额"),
+    "en": re.compile(r"\bthe (?:full|whole|entire) (?:amount|sum|loss|losses|debt)\b|\bthe whole of the\b", re.I),
+}
+
+
+def whole_amount(text: str, lang: str) -> bool:
+    return bool(_WHOLE["zh" if lang == "zh" else "en"].search(text))
+
+
+def rates(text: str, lang: str) -> list[str]:
+    """The percentages of the text that can be a rate: not those stating a change of one."""
+    return _spans(_CHANGE["zh" if lang == "zh" else "en"].sub(" ", text), lang).get("share", [])
+
+
 def situating(fact: str, lang: str) -> bool:
     """A fact that situates the answer rather than gives it: a date, a share count."""
     found = kinds(fact, lang)

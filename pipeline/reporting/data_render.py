@@ -57,6 +57,7 @@ def render(m: dict[str, Any], params: Params) -> str:
     out += judge_validity.render(m.get("validity"))
     out += render_languages(m["by_language"])
     out += _agreement(m["agreement"], m["robustness"])
+    out += render_sampled_judges(m["sampled_judges"]) if m.get("sampled_judges") else []
     return "\n".join(out)
 
 
@@ -139,6 +140,27 @@ def _agreement(agreement: dict[str, Any], robustness: dict[str, Any]) -> list[st
             _table(["judge", "scope", "pairs", "kept", "reversed", "lost"],
                    [[j, scope, r["pairs"], r["kept"], r["reversed"], r["lost"]]
                     for j, v in robustness.items() for scope, r in v.items()]), ""]
+
+
+def render_sampled_judges(sampled: dict[str, Any]) -> list[str]:
+    """A judge that labels a seeded sample (judge.llm_max_candidates), on its sample: Fleiss' kappa with
+    each full judge, per dimension (items = candidates both labelled with a value)."""
+    out = ["Sampled judges (judge.llm_max_candidates), against each full judge on the sample's candidates "
+           "(raw agreement / Fleiss kappa, items in brackets):", ""]
+    rows = []
+    for name, v in sampled.items():
+        for other, dims in v["agreement_with"].items():
+            cells = [_sampled_cell(d) for d in dims.values()]
+            rows.append([name, other, v["labels"], v["unparseable"], *cells])
+    dims = next((list(d) for v in sampled.values() for d in v["agreement_with"].values()), [])
+    return out + [_table(["judge", "against", "labels", "unparseable", *dims], rows), ""]
+
+
+def _sampled_cell(d: dict[str, Any]) -> str:
+    if not d.get("items"):
+        return "n/a"
+    kappa = "n/a" if d.get("kappa") is None else f"{d['kappa']:.2f}"
+    return f"{d['raw']:.2f} / {kappa} ({d['items']})"
 
 
 def render_languages(m: dict) -> list[str]:

@@ -69,6 +69,13 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict, dat
         lines.append(f"- `{corpus}`: {c.get('scored')} pairs scored (available: {avail}); "
                      f"{fit.get('refit', 0)} prompts fitted by dropping distractors, {fit.get('left_out', 0)} left "
                      f"out, {fit.get('gold_lost', 0)} gold passages lost.")
+    corpora = set(scores_meta.get("corpora") or {})
+    hierarchy = (f"- Preference hierarchy (docs/method.md §5): `pairs` and `pairs_aug`, and the runs trained on "
+                 f"them, use `{prm.pairs.hierarchy}` (pairs.hierarchy)")
+    if "pairs_grounded" in corpora:
+        hierarchy += ("; `pairs_grounded` and its runs use `grounded` (no pair whose chosen answer is unsupported, "
+                      "contradicted or incorrect)")
+    lines.append(hierarchy + ".")
     dev = spec8_deviations(prm.train)
     if dev:
         lines.append("- Training deviates from the docs/method.md §8 defaults (to fit the CPU budget; the GPU profile keeps "
