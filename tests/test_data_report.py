@@ -292,8 +292,8 @@ def test_a_sampled_judge_is_shown_against_each_full_judge_on_its_sample():
     def lab(cid: str, judge: str, behaviour: str) -> Label:
         return Label(cid, judge, behaviour, None, None, None, "ok")
 
-    full = {c: lab(c, "rule:strict", b) for c, b in zip("abcd", ["attempted", "abstained", "attempted", "abstained"])}
-    sampled = {c: lab(c, "llm:x", b) for c, b in zip("abc", ["attempted", "abstained", "abstained"])}
+    full = {c: lab(c, "rule:strict", b) for c, b in zip("abcd", ["attempted", "abstained", "attempted", "abstained"], strict=True)}
+    sampled = {c: lab(c, "llm:x", b) for c, b in zip("abc", ["attempted", "abstained", "abstained"], strict=True)}
     out = data_report.sampled_agreement([("rule:strict", full)], [("llm:x", sampled)])
     behaviour = out["llm:x"]["agreement_with"]["rule:strict"]["behaviour"]
     assert behaviour["items"] == 3 and behaviour["raw"] == pytest.approx(2 / 3)

@@ -4,6 +4,7 @@ small set written here."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -126,6 +127,11 @@ def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
     assert faith["ci"][0] < 1 / 3 < faith["ci"][1]
     scopes = evaluate(items, labels)
     assert scopes["all/all"]["items"] == 4 and scopes["en/all"]["dimensions"]["behaviour"]["agree"] == 2
+    # One source group per source; the published-style fixture before and after its fixes is one.
+    assert scopes["source:test/all"]["dimensions"]["behaviour"]["agree"] == 2
+    raw = [dataclasses.replace(i, source="zh_published_raw" if n % 2 else "zh_published") for n, i in enumerate(items)]
+    by_group = evaluate(raw, labels)
+    assert by_group["source:zh_published/all"]["items"] == 4 and not any("raw" in k for k in by_group)
 
 
 def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
@@ -181,3 +187,43 @@ def test_the_committed_set_is_whole():
     # The labels cover every category the method defines on the second stage.
     assert {i.gold.faithfulness for i in items} >= {"fully_supported", "partially_supported", "unsupported",
                                                     "contradicted"}
+
+
+def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
+    """A judge the judge stage runs on a sample (judge.llm_max_candidates) is measured on a sample of that
+    size from the test half, through a real OpenAI-style endpoint on loopback: 12 questions, cap 3."""
+    from conftest import ChatServer, chat_reply
+
+    from pipeline.stages import judge_eval
+
+    folder = tmp_path / "validation"
+    folder.mkdir()
+    records = [item(n, "The provided passages do not contain enough information to answer this question.",
+                    ABSTAINED, qa_id=f"d{n}/q1") for n in range(12)]
+    write(folder / "en.jsonl", records)
+    test_ids = {r["id"] for r in records if r["half"] == "test"}
+    assert len(test_ids) > 3  # the cap is what limits the sample
+    with ChatServer(lambda headers, body, prompt, n: (200, chat_reply("m", json.dumps({"label": "abstained"})))) as server:
+        spec = f"llm:openai:{server.url}|m"
+        params = tmp_path / "params.yaml"
+        text = Path("params/smoke.yaml").read_text(encoding="utf-8").replace(
+            "validation: data/validation", f"validation: {folder.as_posix()}")
+        import yaml
+
+        loaded = yaml.safe_load(text)
+        loaded["judge"]["judges"] = ["rule:strict", spec]
+        loaded["judge"]["llm_max_candidates"] = 3
+        params.write_text(yaml.safe_dump(loaded, allow_unicode=True), encoding="utf-8")
+        out = tmp_path / "validity.json"
+        judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
+        calls = server.calls
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["samples"] == {spec: 3}
+    # The sampled items share one prompt (same question, passages and answer): the cache asks once.
+    assert calls == 1
+    measured = report["judges"][spec]
+    assert set(measured) <= {"en/test", "en/all", "all/test", "all/all", "source:test/test", "source:test/all"}
+    assert measured["all/all"]["dimensions"]["behaviour"] == {**measured["all/all"]["dimensions"]["behaviour"],
+                                                              "n": 3, "agree": 3}
+    # The rule judge still reads every item.
+    assert report["judges"]["rule:strict"]["all/all"]["items"] == 12

@@ -50,10 +50,12 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
         shared = kinds & values.kinds(clause, lang)
         if "money" in kinds and values.whole_amount(clause, lang):
             shared.add("money")
-        if shared == {"share"} and values.rate_periods(question, lang):
+        asked_periods = values.rate_periods(question, lang)
+        if shared == {"share"} and asked_periods:
             # A rate for another period, or a rise of a rate, is not the rate asked.
             stated = values.rate_periods(clause, lang)
-            if stated.isdisjoint(values.rate_periods(question, lang)) and stated or not values.rates(clause, lang):
+            other_period = bool(stated) and stated.isdisjoint(asked_periods)
+            if other_period or not values.rates(clause, lang):
                 return False
         return about and bool(shared)
     named = parties(fact, lang)

@@ -24,9 +24,9 @@ from pipeline.judges import evidence as ev
 from pipeline.judges import position
 from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
-from pipeline.importers.standalone import has_anchor
 from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.matching import statements, values
+from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import Party, cases, names_any, parties, topic_words, without_cases
 from pipeline.records import Label
 

@@ -149,24 +149,38 @@ def compare(items: Sequence[ValidationItem], labels: Mapping[str, Label], dimens
             "kappa": None if math.isnan(kappa) else kappa, "confusion": confusion}
 
 
+def source_group(source: str) -> str:
+    """The source an item is reported under: the published-style fixture answered before and after the
+    fixes of docs/method.md §1 (zh_published_raw, zh_published) is one."""
+    return "zh_published" if source.startswith("zh_published") else source
+
+
 def evaluate(items: Sequence[ValidationItem], labels: Mapping[str, Label]) -> dict:
-    """Per scope (language x half, and pooled), per dimension, the comparison of `compare`; plus
-    completeness on the answers both call correct (where the two conventions of completeness cannot
-    differ), so a reader of the report can see which part of the completeness gap is convention."""
+    """Per scope (language x half, pooled, and each source group x half as "source:<group>/<half>"), per
+    dimension, the comparison of `compare`; plus completeness on the answers both call correct (where the
+    two conventions of completeness cannot differ), so a reader of the report can see which part of the
+    completeness gap is convention."""
     missing = [i.id for i in items if i.id not in labels]
     if missing:
         raise ValueError(f"{len(missing)} validation items have no label, e.g. {missing[0]!r}")
-    out: dict[str, dict] = {}
+    scopes: dict[str, list[ValidationItem]] = {}
     for language in (*LANGUAGES, "all"):
         for half in (*HALVES, "all"):
-            scope = select(items, None if language == "all" else language, None if half == "all" else half)
-            if not scope:
-                continue
-            dims = {d: compare(scope, labels, d) for d in LABEL_DIMENSIONS}
-            both_correct = [i for i in scope if i.gold.correctness == "correct"
-                            and labels[i.id].correctness == "correct"]
-            dims["completeness_when_correct"] = compare(both_correct, labels, "completeness")
-            out[f"{language}/{half}"] = {"items": len(scope), "dimensions": dims}
+            scopes[f"{language}/{half}"] = select(items, None if language == "all" else language,
+                                                  None if half == "all" else half)
+    for group in sorted({source_group(i.source) for i in items}):
+        of_group = [i for i in items if source_group(i.source) == group]
+        for half in (*HALVES, "all"):
+            scopes[f"source:{group}/{half}"] = select(of_group, None, None if half == "all" else half)
+    out: dict[str, dict] = {}
+    for key, scope in scopes.items():
+        if not scope:
+            continue
+        dims = {d: compare(scope, labels, d) for d in LABEL_DIMENSIONS}
+        both_correct = [i for i in scope if i.gold.correctness == "correct"
+                        and labels[i.id].correctness == "correct"]
+        dims["completeness_when_correct"] = compare(both_correct, labels, "completeness")
+        out[key] = {"items": len(scope), "dimensions": dims}
     return out
 
 

@@ -12,6 +12,7 @@ from pipeline.reporting.markdown import table
 REPORTED_HALF = "test"
 SCOPES = ("en", "zh", "all")
 COLUMNS = (*LABEL_DIMENSIONS, "completeness_when_correct")
+_KEPT = ("n", "agree", "agreement", "ci", "kappa")
 
 
 def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -19,14 +20,20 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
     primary judge's confusion matrices pooled over languages. None when judge_eval has not run."""
     if not validity:
         return None
-    out: dict[str, Any] = {"set": validity["set"], "judges": {}}
+    out: dict[str, Any] = {"set": validity["set"], "judges": {}, "samples": validity.get("samples", {})}
     order = validity["judge_order"]
     for judge in order:
         scopes = validity["judges"][judge]
         out["judges"][judge] = {
-            lang: {d: {k: s["dimensions"][d][k] for k in ("n", "agreement", "ci", "kappa")} for d in COLUMNS}
+            lang: {d: {k: s["dimensions"][d][k] for k in _KEPT} for d in COLUMNS}
             for lang in SCOPES if (s := scopes.get(f"{lang}/{REPORTED_HALF}"))}
     primary = order[0]
+    # The primary judge per source group (the published-style Chinese fixture apart from the rest).
+    out["by_source"] = {
+        key.split(":", 1)[1].rsplit("/", 1)[0]: {d: {k: s["dimensions"][d][k] for k in _KEPT}
+                                                 for d in LABEL_DIMENSIONS}
+        for key, s in validity["judges"][primary].items()
+        if key.startswith("source:") and key.endswith(f"/{REPORTED_HALF}")}
     if f"all/{REPORTED_HALF}" in validity["judges"][primary]:
         dims = validity["judges"][primary][f"all/{REPORTED_HALF}"]["dimensions"]
         out["confusion"] = {"judge": primary, **{d: dims[d]["confusion"] for d in LABEL_DIMENSIONS}}
@@ -53,7 +60,7 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
            f"careful reader (data/validation; conventions in docs/method.md §4), {REPORTED_HALF} half: "
            f"{by_lang['en']} English and {by_lang['zh']} Chinese answers ({summary_['set']['items']} items in "
            f"both halves; judge rules are written on the dev half only). Agreement with the reader "
-           f"[Wilson 95%], Cohen's kappa and n; faithfulness, correctness and completeness over the answers "
+           f"(agreeing/compared) [Wilson 95%] and Cohen's kappa; faithfulness, correctness and completeness over the answers "
            f"both the reader and the judge call attempted; the last column is completeness over the answers "
            f"both call correct.", ""]
     rows = []
@@ -61,6 +68,16 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
         for lang, dims in langs.items():
             rows.append([judge, lang, *(_cell(dims[d]) for d in COLUMNS)])
     out += [table(["judge", "language", *(c.replace("_", " ") for c in COLUMNS)], rows, cell=str), ""]
+    by_source = summary_.get("by_source")
+    if by_source:
+        out += [f"`{next(iter(summary_['judges']))}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
+                f"Chinese judgments in the published style, answered before and after the fixes of docs/method.md §1):",
+                "", table(["source", *LABEL_DIMENSIONS],
+                          [[src, *(_cell(dims[d]) for d in LABEL_DIMENSIONS)] for src, dims in sorted(by_source.items())],
+                          cell=str), ""]
+    for judge, n in summary_.get("samples", {}).items():
+        out += [f"`{judge}` labels a seeded sample in the judge stage (judge.llm_max_candidates): it is measured "
+                f"on a sample of {n} {REPORTED_HALF}-half items drawn the same way.", ""]
     confusion = summary_.get("confusion")
     if confusion:
         out += [f"Where `{confusion['judge']}` and the reader differ ({REPORTED_HALF} half, both languages; "
@@ -74,7 +91,8 @@ def _cell(d: dict[str, Any]) -> str:
     if not d["n"]:
         return "n/a"
     kappa = "n/a" if d["kappa"] is None else f"{d['kappa']:.2f}"
-    return f"{d['agreement']:.2f} [{d['ci'][0]:.2f}, {d['ci'][1]:.2f}] κ {kappa} (n {d['n']})"
+    # Three decimals and the counts: 119/122 is 0.975, not the 0.98 two decimals would round it to.
+    return f"{d['agreement']:.3f} ({d['agree']}/{d['n']}) [{d['ci'][0]:.2f}, {d['ci'][1]:.2f}] κ {kappa}"
 
 
 def _confusion(dim: str, matrix: dict[str, dict[str, int]]) -> list[str]:

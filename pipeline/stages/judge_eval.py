@@ -5,7 +5,9 @@ Agreement between two rule judges says they are consistent, not that they are ri
 validity. Each judge of `judge.judges` labels the validation items (judge.validation, every *.jsonl there);
 the report gives, per language and half, per dimension, agreement with the reader (Wilson 95%), Cohen's
 kappa and the confusion matrix. The data report shows it in its judge section. An LLM judge's calls go
-through a cache of their own, so a rerun pays for nothing twice.
+through a cache of their own, so a rerun pays for nothing twice. A judge the judge stage runs on a sample
+(judge.llm_max_candidates) is measured on a sample of the same size, drawn the same way from the test half
+(the half every report quotes), and the report says how many items it saw.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 from pipeline import paths
 from pipeline.backends.cache import compacting
 from pipeline.io import InputError, write_json
-from pipeline.judges import cached_factory, make_judge
+from pipeline.judges import cached_factory, make_judge, sampled_judge
+from pipeline.judges.llm import sample_items
 from pipeline.judges.validation import composition, evaluate, judge_item, read_validation
 from pipeline.stages import path_options, run, start
 from pipeline.stages.judge import run_judge
@@ -38,11 +41,17 @@ def main(argv: list[str] | None = None) -> None:
     # The primary judge (the first, which builds the pairs) is named: JSON objects keep no order.
     report: dict = {"files": [f.name for f in files], "set": composition(items),
                     "judge_order": list(params.judge.judges), "judges": {}}
+    by_id = {it.id: it for it in items}
     with compacting(args.cache_dir):
         for spec in params.judge.judges:
             judge = make_judge(spec, params, cached_factory(params, Path(args.cache_dir)))
-            labels = {lab.candidate_id: lab for lab in run_judge(judge, judge_items)}
-            report["judges"][spec] = evaluate(items, labels)
+            todo = judge_items
+            if sampled_judge(spec, params):
+                todo = sample_items([j for j, it in zip(judge_items, items, strict=True) if it.half == "test"],
+                                    params.judge.llm_max_candidates, params.seed)
+                report.setdefault("samples", {})[spec] = len(todo)
+            labels = {lab.candidate_id: lab for lab in run_judge(judge, todo)}
+            report["judges"][spec] = evaluate([by_id[j.candidate.id] for j in todo], labels)
     write_json(args.out, report)
     summary = "; ".join(
         f"{spec}: " + " ".join(f"{d[:5]} {_share(s['dimensions'][d]['agreement'])}" for d in s["dimensions"]

@@ -1,0 +1,59 @@
+"""Whether a question names a party, a case or a document of its own, or only points back into the one
+judgment it was written on (本案, 原告, "the tenant"): docs/method.md §1, "Standalone questions". The import
+makes such questions standalone (pipeline/importers/standalone.py); the rule judge reads one that is still
+bound against the judgment of its gold passage (pipeline/judges/rule.py).
+
+Names are those of published sets: anonymised (曹x0, 朱0, 黄1, 李某, 张某某), companies with a legal form
+(某物业服务有限公司), case numbers and titles in 《》; in English a capitalised word that is not a role (the
+Tribunal, the Applicant) or the first word.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Common surnames: an anonymised name is one of them plus x/X and digits, digits, or 某 (曹x0, 朱0, 李某).
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢"
+    "姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴莫孔汤常温康施"
+    "牛樊葛邢齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕季裴霍涂苗谷盛曲翁冉"
+    "骆蓝游辛靳管柴蒙鲍华喻祁蒲房滕屈饶牟艾尤穆卓缪褚娄窦戚岑党宫费卜冷晏席卫米柏宗瞿桂佟臧闵苟邬边卞姬仇"
+    "栾隋刁沙荣巫寇桑郎甄丛仲虞敖巩佘池麻苑迟邝"
+)
+_ZH_NAME = re.compile(
+    rf"[{_SURNAMES}](?:[xX×]\d+|\d{{1,2}}(?![\d.,%年月日号元次天个人万亿岁级]))"
+    rf"|[{_SURNAMES}]某+"
+)
+# A company or body named with its legal form ("某物业服务有限公司", "某银行股份有限公司滁州分行").
+_ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,}(?:有限责任公司|股份有限公司|有限公司|分公司|分行|支行|集团|合作社)")
+# A case number: (2015)定民一初字第01234号, （2016）皖1125刑初219号.
+CASE_NUMBER = re.compile(r"[（(]\d{4}[）)][^\s（()）,，。;；:：、]{2,24}?号")
+_ZH_TITLE = re.compile(r"《[^》]+》")
+# Words that point back into the document: counted as the reason a question is bound (not needed for it).
+_ZH_DEICTIC = re.compile(
+    r"本案|该案|此案|本院|本判决|原审|一审|二审|原告|被告|上诉人|申请人|第三人|被害人|公诉机关|当事人|双方"
+    r"|(?<![应活])该(?=[\u4e00-\u9fff])|此(?=[\u4e00-\u9fff])"
+)
+_EN_ROLES = frozenset(
+    """applicant applicants respondent respondents plaintiff plaintiffs defendant defendants appellant
+    appellants claimant claimants court tribunal judge magistrate commission board landlord tenant tenants
+    accused prosecution crown government secretary director company panel chairman member court's
+    tribunal's applicant's respondent's plaintiff's defendant's appellant's landlord's tenant's""".split()
+)
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*")
+_EN_DEICTIC = re.compile(
+    r"\b(?:this|that|the present|the instant)\s+(?:case|matter|decision|judgment|appeal|application|claim|"
+    r"proceedings?)\b|\bthe\s+(?:" + "|".join(sorted(w for w in _EN_ROLES if "'" not in w)) + r")\b",
+    re.I,
+)
+def has_anchor(question: str, language: str) -> bool:
+    """Whether the question names a party, a case or a document of its own."""
+    if language == "zh":
+        return any(p.search(question) for p in (_ZH_NAME, _ZH_ORG, CASE_NUMBER, _ZH_TITLE))
+    words = _EN_WORD.findall(question)
+    return any(w[0].isupper() and w.lower() not in _EN_ROLES and w != "I" for w in words[1:])
+
+
+def is_deictic(question: str, language: str) -> bool:
+    """Whether the question points back into its document by role or demonstrative (本案, the tenant)."""
+    return bool((_ZH_DEICTIC if language == "zh" else _EN_DEICTIC).search(question))
