@@ -21,6 +21,7 @@ from conftest import ROOT
 from test_reward_api import interim
 
 from pipeline.reward import RewardModel, parse_item
+from pipeline.reward.server import wait_healthy
 
 ADAPTER = "models/adapters/dpo-pairs-s1"
 LIMITS = {"reward.serve.batch_wait_ms": 150.0, "reward.serve.max_items": 6, "reward.serve.max_body_bytes": 30000,
@@ -53,16 +54,8 @@ def server(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.reward", "serve", "--model", ADAPTER, "--port", str(port)],
                             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"server did not start: {(root / 'server.log').read_text()[-3000:]}")
-        time.sleep(0.5)
+    if not wait_healthy(url, proc, 300):
+        raise AssertionError(f"server did not start: {(root / 'server.log').read_text()[-3000:]}")
     yield url, root
     proc.terminate()
     proc.wait(timeout=30)

@@ -20,14 +20,15 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
     primary judge's confusion matrices pooled over languages. None when judge_eval has not run."""
     if not validity:
         return None
-    out: dict[str, Any] = {"set": validity["set"], "judges": {}, "samples": validity.get("samples", {})}
     order = validity["judge_order"]
+    primary = order[0]
+    out: dict[str, Any] = {"set": validity["set"], "judges": {}, "samples": validity.get("samples", {}),
+                           "primary": primary}
     for judge in order:
         scopes = validity["judges"][judge]
         out["judges"][judge] = {
             lang: {d: {k: s["dimensions"][d][k] for k in _KEPT} for d in COLUMNS}
             for lang in SCOPES if (s := scopes.get(f"{lang}/{REPORTED_HALF}"))}
-    primary = order[0]
     # The primary judge per source group (the published-style Chinese fixture apart from the rest).
     out["by_source"] = {
         key.split(":", 1)[1].rsplit("/", 1)[0]: {d: {k: s["dimensions"][d][k] for k in _KEPT}
@@ -70,7 +71,7 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
     out += [table(["judge", "language", *(c.replace("_", " ") for c in COLUMNS)], rows, cell=str), ""]
     by_source = summary_.get("by_source")
     if by_source:
-        out += [f"`{next(iter(summary_['judges']))}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
+        out += [f"`{summary_['primary']}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
                 f"Chinese judgments in the published style, answered before and after the fixes of docs/method.md §1):",
                 "", table(["source", *LABEL_DIMENSIONS],
                           [[src, *(_cell(dims[d]) for d in LABEL_DIMENSIONS)] for src, dims in sorted(by_source.items())],

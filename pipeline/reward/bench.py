@@ -160,6 +160,8 @@ def server_bench(adapter: Path, base: Path, params_file: str, items: list[Item],
     """The served model under 1, 8, 32 concurrent clients, each request one item."""
     import httpx
 
+    from pipeline.reward.server import wait_healthy
+
     port = free_port()
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     cmd = [sys.executable, "-m", "pipeline.reward", "serve", "--model", str(adapter), "--base", str(base),
@@ -168,17 +170,9 @@ def server_bench(adapter: Path, base: Path, params_file: str, items: list[Item],
         server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 600
-            while True:
-                try:
-                    if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise SystemExit(f"reward bench: the server did not start:\n{log.read().decode()[-2000:]}")
-                time.sleep(0.5)
+            if not wait_healthy(url, server, 600):
+                log.seek(0)
+                raise SystemExit(f"reward bench: the server did not start:\n{log.read().decode()[-2000:]}")
             bodies = [{"items": [{"id": i.id, "question": i.question, "responses": list(i.responses), "gold": i.gold,
                                   "passages": [{"heading": p.heading, "text": p.text} for p in i.passages]}]}
                       for i in items]

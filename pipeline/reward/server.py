@@ -218,6 +218,23 @@ def create_app(rm: RewardModel, limits: ServeParams) -> Any:
     return app
 
 
+def wait_healthy(url: str, proc: Any, timeout_s: float) -> bool:
+    """Poll `url`/health until the server `proc` (a subprocess.Popen) answers 200: True; False when the
+    process exits first or `timeout_s` passes (the caller says why, with the server's log)."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+
+
 def serve(rm: RewardModel, limits: ServeParams, host: str | None = None, port: int | None = None) -> None:
     import uvicorn
 
