@@ -203,6 +203,30 @@ def test_chinese_cut_off_dump_is_unusable_unless_a_finished_clause_answers():
     assert dims(finished, REPAID, (LOAN,), finish="length") == ("attempted", "fully_supported", "correct", "incomplete")
 
 
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_any_order_offered_as_the_outcome_of_a_case_is_an_attempt(judge):
+    # "How was the case decided?": an order of another kind than the reference's (costs, not the sum) is a
+    # position on it, right or wrong; "判决如下" with nothing after it states no order.
+    decided = QA("zq-o", "在《曹x0与朱0民间借贷纠纷一审民事判决书》中，本案是如何判决的?",
+                 "被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元", "z1/p1", "z1", "factual",
+                 ["被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元"], [])
+    claims = passage("z3/p1", "曹x1与朱1民间借贷纠纷一审民事判决书",
+                     "原告曹x1向本院提出诉讼请求:1.判令被告偿还借款本金50,000元;2.本案诉讼费用由被告负担。")
+    assert dims("2.本案诉讼费用由被告负担。", decided, (claims,), judge) == (
+        "attempted", "unsupported", "incorrect", "incomplete")
+    assert dims("判决如下。", decided, (LOAN,), judge)[0] == "unusable"
+    assert dims("判决如下:被告朱0于本判决生效之日起十日内归还原告曹x0借款60,000元。", decided, (LOAN,), judge) == (
+        "attempted", "fully_supported", "correct", "complete")
+    # English, written the same way: an order on costs is a position on "what order did the Tribunal make",
+    # an accurate quote of another order than the one asked (so it supports nothing of what was asked).
+    order = QA("q-ord", "What order did the Tribunal make against Lai Ka-ho?",
+               "Lai Ka-ho must pay arrears of HK$24,000.", "g1/p1", "g1", "factual", ["HK$24,000"], [])
+    arrears = passage("g1/p1", "Orders", "The Tribunal orders Lai Ka-ho to pay arrears of HK$24,000. "
+                      "Lai Ka-ho shall bear the costs of the claim.")
+    assert dims("Lai Ka-ho shall bear the costs of the claim.", order, (arrears,), judge)[:3] == (
+        "attempted", "unsupported", "incorrect")
+
+
 def test_chinese_case_named_by_number_decides_which_passage_is_about_it():
     traffic = passage("z3/p1", "（2016）皖1125刑初219号 曹x0交通肇事罪一审刑事判决书",
                       "案发后,被告人曹x0在现场等候处理,赔偿被害人近亲属经济损失共计人民币460,000元,取得了被害人近亲属的谅解。")

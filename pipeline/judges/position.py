@@ -39,6 +39,34 @@ _CLAUSES = {
 }
 
 
+# A question asking how the case was decided (its disposition) and a clause making an order: any order
+# stated as the outcome is a position on it, right or wrong ("2.本案诉讼费用由被告负担" for "本案是如何判决的").
+# A bare announcement ("判决如下", "The court ordered as follows") makes none.
+_ASKS_DISPOSITION = {
+    "zh": re.compile(r"(?:如何|怎样|怎么)(?:判决|裁判|裁定|处理)|判决(?:结果|如何|内容)|裁判结果"),
+    "en": re.compile(
+        r"\bhow\s+(?:did|was|were)\b.{0,40}\b(?:decide|decided|rule|ruled|dispose|disposed|determine|determined)\b"
+        r"|\bwhat\s+(?:orders?|was\s+the\s+(?:outcome|result|disposition))\b",
+        re.I,
+    ),
+}
+_MAKES_ORDER = {
+    "zh": re.compile(
+        r"由[^，,。；;]{1,16}(?:负担|承担)|(?:支付|偿还|赔偿|返还|退还|没收|罚款|罚金|判处|驳回|撤销|准予|维持原判|不予支持|予以支持)"
+    ),
+    "en": re.compile(
+        r"\b(?:ordered\s+(?:to|that)|shall\s+(?:pay|bear|be)|is\s+to\s+(?:pay|bear)|to\s+bear\s+the\s+costs|dismissed|allowed"
+        r"|sentenced|granted|refused|set\s+aside|quashed|fined|disqualified|prohibited)\b",
+        re.I,
+    ),
+}
+
+
+def _makes_order(clause: str, question: str, lang: str) -> bool:
+    key = "zh" if lang == "zh" else "en"
+    return bool(_ASKS_DISPOSITION[key].search(question)) and bool(_MAKES_ORDER[key].search(clause))
+
+
 def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "") -> bool:
     """Whether a clause states something of the fact's kind: a value of its kind on the question's
     topic (a rate for the period asked), the party it names, a number for a number, or most of its
@@ -93,13 +121,19 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     cut = item.candidate.finish_reason == CUT_OFF
     for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
         on_topic = not cut or speaks_of(clause, qa.question, lang)
+        if on_topic and _makes_order(clause, qa.question, lang):
+            return True
         for fact in facts:
             if _states(fact, clause, on_topic, lang, qa.question):
                 return True
     # Of a pasted passage cut off before a value of the kind asked, the question's words are no answer.
     if cut and any(values.kinds(f, lang) for f in facts):
         return False
-    return bool(topic) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
+    # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked.
+    said = (m.content_words(answer, lang) - m.haystack(qa.question, lang)) | (
+        m.numbers(answer, lang) - m.numbers(qa.question, lang)
+    )
+    return bool(topic) and bool(said) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
 
 
 def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
