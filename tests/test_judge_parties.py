@@ -437,3 +437,54 @@ def test_another_offences_guideline_does_not_rival_the_one_the_question_names():
     answer = ("The guideline judgment in HKSAR v Choi Ming sets a starting point of 3 years to 5 years for obtaining "
               "property by deception.")
     assert dims(answer, qa, (other, own))[:2] == ("attempted", "fully_supported")
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_a_party_named_to_a_who_question_is_a_position_even_on_an_impossible_question(judge):
+    # The reference names no one (the judgment names no lawyer for its defendant): a reply naming another
+    # judgment's agent for "the defendant" still answers "who", wrongly.
+    lawyer = QA("zq-who", "被告的代理律师是谁?", "", "z7/p2", "z7", "factual", [], [])
+    agents = passage("z8/p1", "孙2诉某建材有限公司买卖合同纠纷一审民事判决书",
+                     "原告孙2的委托诉讼代理人赵某,被告某建材有限公司的委托诉讼代理人钱某到庭参加诉讼。")
+    label = dims(agents.text, lawyer, (agents,), judge)
+    assert label[0] == "attempted" and label[2:] == ("incorrect", "incomplete")
+    # A sentence naming a party but nothing of what is asked (no agent, no lawyer) answers nothing.
+    iou = passage("z8/p2", "孙2诉某建材有限公司买卖合同纠纷一审民事判决书", "被告某建材有限公司向原告孙2出具欠条一份。")
+    assert dims(iou.text, lawyer, (iou,), judge)[0] == "unusable"
+    # The party the question itself names is no answer to who acted for it.
+    own = QA("zq-who2", "孙2的代理律师是谁?", "", "z8/p1", "z8", "factual", [], [])
+    assert dims("孙2出具了代理费收据。", own, (iou,), judge)[0] == "unusable"
+    # English, the same: a name given for the representative asked, on a paraphrase of the question.
+    rep = QA("q-who", "Who was the landlord's legal representative at the trial?", "", "e1/p1", "e1", "factual",
+             [], [])
+    counsel = passage("e2/p1", "Appearances", "Ho Wing-sze appeared as legal counsel for Lam Siu-fung.")
+    label = dims(counsel.text, rep, (counsel,), judge)
+    assert label[0] == "attempted" and label[2:] == ("incorrect", "incomplete")
+    off = passage("e2/p2", "Background", "Ho Wing-sze signed the tenancy agreement in 2019.")
+    assert dims(off.text, rep, (off,), judge)[0] == "unusable"
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_nothing_repaid_states_how_much_of_the_item_asked(judge):
+    # "本金至今未还" says the whole principal is owed (none repaid): a position on "how much", which
+    # misses the reference's figure.
+    owed = QA("zq-nil", "被告王5尚欠原告借款本金多少?", "50,000元", "z9/p1", "z9", "factual", ["50,000元"], [])
+    loan = passage("z9/p1", "李3与王5民间借贷纠纷一审民事判决书",
+                   "被告王5向原告李3借款50,000元,约定三个月内归还.借款到期后,被告王5本金分文未还。")
+    assert dims("被告王5本金分文未还。", owed, (loan,), judge)[::2] == ("attempted", "incorrect")
+    assert dims("被告王5的借款本金至今未还。", owed, (loan,), judge)[::2] == ("attempted", "incorrect")
+    # Late payment, or payment not in full, states no amount; nor does an unpaid principal say what a
+    # medical bill came to.
+    late = passage("z9/p2", "李3与王5民间借贷纠纷一审民事判决书", "被告王5借款后未按约定期限还款。欠款未还清。")
+    assert dims("被告王5借款后未按约定期限还款。", owed, (late,), judge)[0] == "unusable"
+    assert dims("欠款未还清。", owed, (late,), judge)[0] == "unusable"
+    medical = QA("zq-med", "原告花了多少医疗费?", "23,000元", "z4/p1", "z4", "factual", ["23,000元"], [])
+    assert dims("本金至今未还。", medical, (loan,), judge)[0] == "unusable"
+    # English, the same.
+    repaid = QA("q-nil", "How much of the loan had Tsang Wai-kit repaid by the date of the writ?",
+                "Tsang Wai-kit had repaid HK$20,000 of the loan.", "e3/p1", "e3", "factual", ["HK$20,000"], [])
+    writ = passage("e3/p1", "Facts", "Tsang Wai-kit borrowed HK$200,000 and had repaid HK$20,000 of the loan by "
+                   "the date of the writ.")
+    assert dims("Tsang Wai-kit had repaid nothing of the loan.", repaid, (writ,), judge)[::2] == (
+        "attempted", "incorrect")
+    assert dims("Tsang Wai-kit did not repay the loan on time.", repaid, (writ,), judge)[0] == "unusable"

@@ -67,6 +67,27 @@ def _makes_order(clause: str, question: str, lang: str) -> bool:
     return bool(_ASKS_DISPOSITION[key].search(question)) and bool(_MAKES_ORDER[key].search(clause))
 
 
+# A question asking who (the lawyer, the judge, who bears the fee): a clause on its topic naming a party
+# the question does not name answers it, right or wrong, whatever the reference says (an impossible
+# question has none): "被告某保险公司的委托诉讼代理人王某" to "被告的代理律师是谁".
+_ASKS_WHO = {
+    "zh": re.compile(r"谁|哪位|何人|哪一方|哪家"),
+    "en": re.compile(r"\bwho(?:m|se)?\b|\bwhich\s+(?:party|person|company|firm|solicitor|counsel|lawyer|judge)\b", re.I),
+}
+
+
+def _names_who(clause: str, question: str, lang: str) -> bool:
+    if not _ASKS_WHO["zh" if lang == "zh" else "en"].search(question):
+        return False
+    asked = parties(question, lang)
+    if not any(not names_any([p], asked) for p in parties(clause, lang)):
+        return False
+    # On the topic: a word of what is asked (代理 of 代理律师 in 委托诉讼代理人), names and roles aside; a
+    # single character says too little.
+    topic = {w for w in topic_words(question, lang) if len(w) > 1}
+    return bool(topic & m.haystack(clause, lang))
+
+
 def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "") -> bool:
     """Whether a clause states something of the fact's kind: a value of its kind on the question's
     topic (a rate for the period asked), the party it names, a number for a number, or most of its
@@ -76,7 +97,9 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
         # A long fact (the orders of a judgment) says itself what it is about.
         about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
         shared = kinds & values.kinds(clause, lang)
-        if "money" in kinds and values.whole_amount(clause, lang):
+        if "money" in kinds and (
+            values.whole_amount(clause, lang) or (values.nothing_paid(clause, lang) and speaks_of(clause, question, lang))
+        ):
             shared.add("money")
         asked_periods = values.rate_periods(question, lang)
         if shared == {"share"} and asked_periods:
@@ -122,6 +145,8 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
         on_topic = not cut or speaks_of(clause, qa.question, lang)
         if on_topic and _makes_order(clause, qa.question, lang):
+            return True
+        if _names_who(clause, qa.question, lang):
             return True
         for fact in facts:
             if _states(fact, clause, on_topic, lang, qa.question):

@@ -134,6 +134,26 @@ def whole_amount(text: str, lang: str) -> bool:
     return bool(_WHOLE["zh" if lang == "zh" else "en"].search(text))
 
 
+# An amount stated as nothing paid ("本金至今未还", "分文未付", "has repaid nothing"): to "how much was repaid"
+# it says none, to "how much is still owed" all of it. Only of the item asked (position.py checks that the
+# clause names it); "借款后未按期还款" (not on time) and "欠款未还清" (not all of it) state no amount.
+_NOTHING_PAID = {
+    "zh": re.compile(
+        r"(?:本金|借款|欠款|货款|款项|工资|租金|费用)(?:至今|仍|均|一直|尚)?(?:分文)?未(?:归还|偿还|还|支付|付|给付)"
+        r"(?![清完全])|分文未(?:付|还|赔|退)"
+    ),
+    "en": re.compile(
+        r"\b(?:paid|repaid)\s+nothing\b|\bnothing\s+(?:has\s+been|had\s+been|was)\s+(?:re)?paid\b"
+        r"|\bnone\s+of\s+the\s+(?:principal|loan|debt|rent|arrears)\s+(?:has\s+been|had\s+been|was)\s+(?:re)?paid\b",
+        re.I,
+    ),
+}
+
+
+def nothing_paid(text: str, lang: str) -> bool:
+    return bool(_NOTHING_PAID["zh" if lang == "zh" else "en"].search(text))
+
+
 def rates(text: str, lang: str) -> list[str]:
     """The percentages of the text that can be a rate: not those stating a change of one."""
     return _spans(_CHANGE["zh" if lang == "zh" else "en"].sub(" ", text), lang).get("share", [])
