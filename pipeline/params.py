@@ -239,6 +239,11 @@ class GenerateParams:
     budgets: dict[str, Count] = field(default_factory=dict)
     # Prompts per forward pass of the hf backend.
     batch_size: Count = 8
+    # Prompt tokens whose keys and values the hf backend keeps for later prompts that start the same way
+    # (pipeline/backends/prefix_cache.py: IRAC's modes repeat one decision, the judge one context); 0 = off.
+    # Memory is this times the model's bytes per token (SmolLM2-135M float32: ~46 KB; a 7B model in bf16
+    # with grouped KV heads: ~128 KB).
+    prefix_cache_tokens: NonNegInt = 65536
     trust_remote_code: bool = False
     # Minimum normalised BM25 score (share of the question's IDF mass) of the best context sentence
     # below which each offline answerer refuses.

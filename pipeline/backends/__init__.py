@@ -59,8 +59,9 @@ def make_generator(spec: str, cfg: Any | None = None) -> Generator:
 
         if model in PACKAGED:  # a real model a Python package ships (pipeline/models/packaged.py)
             return HFGenerator(str(converted(model)), batch_size=cfg.batch_size, name=spec,
-                               version=PACKAGED[model].portable_id)
-        return HFGenerator(model, batch_size=cfg.batch_size, trust_remote_code=cfg.trust_remote_code)
+                               version=PACKAGED[model].portable_id, prefix_cache_tokens=cfg.prefix_cache_tokens)
+        return HFGenerator(model, batch_size=cfg.batch_size, trust_remote_code=cfg.trust_remote_code,
+                           prefix_cache_tokens=cfg.prefix_cache_tokens)
     if backend == "openai":
         from pipeline.backends.openai import OpenAIGenerator
 

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 
 from pipeline.backends.base import Request, Response
+from pipeline.backends.prefix_cache import PrefixCache
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ class HFGenerator:
         trust_remote_code: bool = False,
         name: str | None = None,
         version: str = "",
+        prefix_cache_tokens: int = 0,
     ):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
@@ -52,6 +54,7 @@ class HFGenerator:
         ).to(self.device)
         self.model.eval()
         self._grammar_tokenizer = None  # built on the first constrained request (~1 s)
+        self.prefixes = PrefixCache(prefix_cache_tokens)
         log.info("loaded %s on %s", model, self.device)
 
     def grammar_tokenizer(self):
@@ -70,47 +73,63 @@ class HFGenerator:
 
     def generate(self, requests: Sequence[Request]) -> list[Response]:
         out: list[Response | None] = [None] * len(requests)
-        greedy: dict[tuple[int], list[int]] = {}
+        greedy: dict[tuple[int, bool], list[int]] = {}
+        ids: dict[int, list[int]] = {}
         for i, r in enumerate(requests):
             if r.temperature > 0:
-                out[i] = self._run([r], sample=True)[0]
+                out[i] = self._run([r], [self._ids(r)], sample=True)[0]
             else:
-                greedy.setdefault((r.max_new_tokens,), []).append(i)
-        for (_,), idx in sorted(greedy.items()):
+                ids[i] = self._ids(r)
+                # Prompts with a stored prefix batch apart from those without: a row computing its whole
+                # prompt would make every row of its batch as wide.
+                reuse = self.prefixes.lookup(ids[i])[1] > 0
+                greedy.setdefault((r.max_new_tokens, reuse), []).append(i)
+        for (_, _), idx in sorted(greedy.items()):
             # Batches of similar length waste less on padding: on a CPU, prefill is most of the cost.
-            idx = sorted(idx, key=lambda i: len(requests[i].prompt))
+            idx = sorted(idx, key=lambda i: len(ids[i]))
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start : start + self.batch_size]
-                for i, resp in zip(chunk, self._run([requests[i] for i in chunk], sample=False), strict=True):
+                replies = self._run([requests[i] for i in chunk], [ids[i] for i in chunk], sample=False)
+                for i, resp in zip(chunk, replies, strict=True):
                     out[i] = resp
         return [r for r in out if r is not None]
 
-    def _run(self, batch: Sequence[Request], sample: bool) -> list[Response]:
+    def _ids(self, request: Request) -> list[int]:
+        # The chat template already holds the special tokens it wants.
+        return self.tokenizer(self.render(request.prompt), add_special_tokens=False)["input_ids"]
+
+    def _run(self, batch: Sequence[Request], prompts: Sequence[list[int]], sample: bool) -> list[Response]:
         import torch
 
-        texts = [self.render(r.prompt) for r in batch]
-        # The chat template already holds the special tokens it wants.
-        enc = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(
-            self.device
-        )
         first = batch[0]
-        kwargs = {"max_new_tokens": first.max_new_tokens, "pad_token_id": self.tokenizer.pad_token_id}
+        kwargs: dict = {"max_new_tokens": first.max_new_tokens, "pad_token_id": self.tokenizer.pad_token_id}
         if sample:
             torch.manual_seed(first.seed)
             kwargs.update(do_sample=True, temperature=first.temperature, top_p=first.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        found = [self.prefixes.lookup(p) if not sample else (None, 0) for p in prompts]
+        inputs, mask, cache = layout(prompts, found, self.tokenizer.pad_token_id, self.model.config)
+        width = inputs.shape[1]
         schemas = [r.schema for r in batch]
         if any(schemas):
             from transformers import LogitsProcessorList
 
             from pipeline.structured.hf import SchemaLogitsProcessor
 
-            processor = SchemaLogitsProcessor(self.grammar_tokenizer(), schemas, enc["input_ids"].shape[1])
+            processor = SchemaLogitsProcessor(self.grammar_tokenizer(), schemas, width)
             kwargs["logits_processor"] = LogitsProcessorList([processor])
+        if cache is not None:
+            kwargs["cache"] = cache
+            for _, n in found:
+                if n:
+                    self.prefixes.count(n)
         with torch.no_grad():
-            generated = self.model.generate(**enc, **kwargs)
-        new = generated[:, enc["input_ids"].shape[1] :]
+            result = self.model.generate(input_ids=inputs.to(self.device), attention_mask=mask.to(self.device),
+                                         return_dict_in_generate=True, **kwargs)
+        if not sample:
+            self._keep(prompts, mask, result)
+        new = result.sequences[:, width:]
         eos = self.tokenizer.eos_token_id
         responses = []
         for request, row in zip(batch, new.tolist(), strict=True):
@@ -126,3 +145,58 @@ class HFGenerator:
                 meta["constrained"] = "llguidance"
             responses.append(Response(text, reason, meta))
         return responses
+
+    def _keep(self, prompts: Sequence[list[int]], mask, result) -> None:
+        """Store each prompt's keys and values (its unpadded columns of the batch) for later prompts."""
+        if not self.prefixes.max_tokens:
+            return
+        cache = getattr(result, "past_key_values", None) or getattr(result, "cache", None)
+        layers = getattr(cache, "layers", None)
+        if not layers:
+            return
+        width = mask.shape[1]
+        for i, p in enumerate(prompts):
+            cols = mask[i].bool().nonzero().squeeze(1).to(layers[0].keys.device)
+            self.prefixes.store(p, [layer.keys[i, :, :width].index_select(1, cols).clone() for layer in layers],
+                                [layer.values[i, :, :width].index_select(1, cols).clone() for layer in layers])
+
+
+def layout(prompts: Sequence[list[int]], found, pad: int, config):
+    """The batch of `prompts`, each reusing the stored prefix `found` gives it (entry, length): input ids and
+    attention mask [rows, cached + rest], and a cache of the cached columns (None when no row reuses one).
+
+    Row i is [pad][its n_i cached tokens] then [pad][its other tokens]: the cached part right-aligned at the
+    width of the longest cached prefix, the rest right-aligned after it, so generation continues every row
+    from its own last token. Position ids come from the mask's running count (transformers does so for left
+    padding), so padding in the middle leaves every token at its own position.
+    """
+    import torch
+
+    cached = [n for _, n in found]
+    width_cached = max(cached)
+    width_rest = max(len(p) - n for p, n in zip(prompts, cached, strict=True))
+    rows = len(prompts)
+    inputs = torch.full((rows, width_cached + width_rest), pad, dtype=torch.long)
+    mask = torch.zeros_like(inputs)
+    for i, (p, n) in enumerate(zip(prompts, cached, strict=True)):
+        rest = p[n:]
+        inputs[i, width_cached - n : width_cached] = torch.tensor(p[:n], dtype=torch.long)
+        mask[i, width_cached - n : width_cached] = 1
+        inputs[i, inputs.shape[1] - len(rest) :] = torch.tensor(rest, dtype=torch.long)
+        mask[i, inputs.shape[1] - len(rest) :] = 1
+    if not width_cached:
+        return inputs, mask, None
+    from transformers import DynamicCache
+
+    entries = [e for e, _ in found if e is not None]
+    cache = DynamicCache(config=config)
+    for layer in range(len(entries[0].keys)):
+        like = entries[0].keys[layer]
+        keys = like.new_zeros((rows, like.shape[0], width_cached, like.shape[2]))
+        values = torch.zeros_like(keys)
+        for i, (entry, n) in enumerate(found):
+            if entry is not None and n:
+                keys[i, :, width_cached - n :] = entry.keys[layer][:, :n]
+                values[i, :, width_cached - n :] = entry.values[layer][:, :n]
+        cache.update(keys, values, layer)
+    return inputs, mask, cache

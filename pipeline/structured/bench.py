@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     from pipeline.params import GenerateParams
 
     load_before = os.getloadavg()
-    generator = make_generator(f"hf:{MODEL}", GenerateParams(batch_size=args.batch_size))
+    # Prefix reuse off: the constrained run would otherwise reuse the free run's prompts and look faster.
+    generator = make_generator(f"hf:{MODEL}", GenerateParams(batch_size=args.batch_size, prefix_cache_tokens=0))
     work = workload(args.decisions, args.grades, args.value_chars)
     generator.generate([Request("Say hello.", max_new_tokens=4)])  # warm-up: first-call allocations
     started = time.perf_counter()
