@@ -265,6 +265,14 @@ class GenerateParams:
 
 
 @dataclass(frozen=True)
+class JudgeEvalParams:
+    # How many test-half validation items judge_eval gives a sampled LLM judge (judge.llm_max_candidates): a
+    # seeded sample of whole contexts; 0 = it is not measured there, only against the other judges on its
+    # own sample. A section of its own: the judge section is digested on the pair datasets' cards.
+    llm_items: NonNegInt = 60
+
+
+@dataclass(frozen=True)
 class JudgeParams:
     # Each entry is kind:name; the first is the primary judge that builds the pairs.
     judges: Annotated[list[str], NEEDED] = field(default_factory=lambda: ["rule:strict", "rule:lenient"])
@@ -550,6 +558,7 @@ class Params:
     contexts: ContextsParams = field(default_factory=ContextsParams)
     generate: GenerateParams = field(default_factory=GenerateParams)
     judge: JudgeParams = field(default_factory=JudgeParams)
+    judge_eval: JudgeEvalParams = field(default_factory=JudgeEvalParams)
     pairs: PairsParams = field(default_factory=PairsParams)
     augment: AugmentParams = field(default_factory=AugmentParams)
     pretrain: PretrainParams = field(default_factory=PretrainParams)

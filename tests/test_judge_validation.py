@@ -190,8 +190,9 @@ def test_the_committed_set_is_whole():
 
 
 def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
-    """A judge the judge stage runs on a sample (judge.llm_max_candidates) is measured on a sample of that
-    size from the test half, through a real OpenAI-style endpoint on loopback: 12 questions, cap 3."""
+    """A judge the judge stage runs on a sample (judge.llm_max_candidates) is measured on a sample of
+    judge_eval.llm_items from the test half, through a real OpenAI-style endpoint on loopback: 12 questions,
+    cap 3; with judge_eval.llm_items 0 it is not measured, and the data report says so."""
     from conftest import ChatServer, chat_reply
 
     from pipeline.stages import judge_eval
@@ -212,11 +213,17 @@ def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
 
         loaded = yaml.safe_load(text)
         loaded["judge"]["judges"] = ["rule:strict", spec]
-        loaded["judge"]["llm_max_candidates"] = 3
+        loaded["judge"]["llm_max_candidates"] = 5
+        loaded["judge_eval"]["llm_items"] = 3
         params.write_text(yaml.safe_dump(loaded, allow_unicode=True), encoding="utf-8")
         out = tmp_path / "validity.json"
         judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
         calls = server.calls
+        loaded["judge_eval"]["llm_items"] = 0
+        params.write_text(yaml.safe_dump(loaded, allow_unicode=True), encoding="utf-8")
+        unmeasured = tmp_path / "unmeasured.json"
+        judge_eval.main(["--params", str(params), "--out", str(unmeasured), "--cache-dir", str(tmp_path / "cache0")])
+        assert server.calls == calls
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["samples"] == {spec: 3}
     # The sampled items share one prompt (same question, passages and answer): the cache asks once.
@@ -227,3 +234,9 @@ def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
                                                               "n": 3, "agree": 3}
     # The rule judge still reads every item.
     assert report["judges"]["rule:strict"]["all/all"]["items"] == 12
+    skipped = json.loads(unmeasured.read_text(encoding="utf-8"))
+    assert skipped["not_measured"] == [spec] and set(skipped["judges"]) == {"rule:strict"}
+    from pipeline.reporting.judge_validity import render, summary
+
+    text = "\n".join(render(summary(skipped)))
+    assert f"`{spec}` is not measured on the validation set in this run (judge_eval.llm_items: 0)" in text

@@ -150,7 +150,8 @@ class HFGenerator:
         """Store each prompt's keys and values (its unpadded columns of the batch) for later prompts."""
         if not self.prefixes.max_tokens:
             return
-        cache = getattr(result, "past_key_values", None) or getattr(result, "cache", None)
+        # `cache` since transformers 5.x renamed it (reading the old name logs a deprecation warning).
+        cache = getattr(result, "cache", None) or getattr(result, "past_key_values", None)
         layers = getattr(cache, "layers", None)
         if not layers:
             return

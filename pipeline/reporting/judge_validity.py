@@ -23,8 +23,8 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
     order = validity["judge_order"]
     primary = order[0]
     out: dict[str, Any] = {"set": validity["set"], "judges": {}, "samples": validity.get("samples", {}),
-                           "primary": primary}
-    for judge in order:
+                           "primary": primary, "not_measured": validity.get("not_measured", [])}
+    for judge in (j for j in order if j in validity["judges"]):
         scopes = validity["judges"][judge]
         out["judges"][judge] = {
             lang: {d: {k: s["dimensions"][d][k] for k in _KEPT} for d in COLUMNS}
@@ -79,6 +79,9 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
     for judge, n in summary_.get("samples", {}).items():
         out += [f"`{judge}` labels a seeded sample in the judge stage (judge.llm_max_candidates): it is measured "
                 f"on a sample of {n} {REPORTED_HALF}-half items drawn the same way.", ""]
+    for judge in summary_.get("not_measured", []):
+        out += [f"`{judge}` is not measured on the validation set in this run (judge_eval.llm_items: 0); "
+                "its agreement with the other judges on its own sample is under Sampled judges.", ""]
     confusion = summary_.get("confusion")
     if confusion:
         out += [f"Where `{confusion['judge']}` and the reader differ ({REPORTED_HALF} half, both languages; "

@@ -6,12 +6,13 @@ validity. Each judge of `judge.judges` labels the validation items (judge.valida
 the report gives, per language and half, per dimension, agreement with the reader (Wilson 95%), Cohen's
 kappa and the confusion matrix. The data report shows it in its judge section. An LLM judge's calls go
 through a cache of their own, so a rerun pays for nothing twice. A judge the judge stage runs on a sample
-(judge.llm_max_candidates) is measured on a sample of the same size, drawn the same way from the test half
-(the half every report quotes), and the report says how many items it saw.
+(judge.llm_max_candidates) is measured on a seeded sample of judge_eval.llm_items test-half items (the
+half every report quotes), drawn the same way, and the report says how many items it saw (0: not measured).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from pipeline.judges.llm import sample_items
 from pipeline.judges.validation import composition, evaluate, judge_item, read_validation
 from pipeline.stages import path_options, run, start
 from pipeline.stages.judge import run_judge
+
+log = logging.getLogger("judge_eval")
 
 
 def validation_files(folder: Path) -> list[Path]:
@@ -47,8 +50,12 @@ def main(argv: list[str] | None = None) -> None:
             judge = make_judge(spec, params, cached_factory(params, Path(args.cache_dir)))
             todo = judge_items
             if sampled_judge(spec, params):
+                if not params.judge_eval.llm_items:
+                    log.info("%s not measured on the validation set (judge_eval.llm_items: 0)", spec)
+                    report.setdefault("not_measured", []).append(spec)
+                    continue
                 todo = sample_items([j for j, it in zip(judge_items, items, strict=True) if it.half == "test"],
-                                    params.judge.llm_max_candidates, params.seed)
+                                    params.judge_eval.llm_items, params.seed)
                 report.setdefault("samples", {})[spec] = len(todo)
             labels = {lab.candidate_id: lab for lab in run_judge(judge, todo)}
             report["judges"][spec] = evaluate([by_id[j.candidate.id] for j in todo], labels)
