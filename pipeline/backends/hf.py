@@ -108,6 +108,8 @@ class HFGenerator:
             kwargs.update(do_sample=True, temperature=first.temperature, top_p=first.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        # Looked up again, not taken from generate's grouping: an earlier batch of this call may have
+        # stored a prompt this one starts with (the parties of one decision).
         found = [self.prefixes.lookup(p) if not sample else (None, 0) for p in prompts]
         inputs, mask, cache = layout(prompts, found, self.tokenizer.pad_token_id, self.model.config)
         width = inputs.shape[1]
