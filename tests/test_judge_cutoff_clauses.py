@@ -114,3 +114,13 @@ def test_what_a_cut_chinese_answer_is_read_on():
     assert kept("第[1]段写明：“被告王x4尚欠") is None
     # A finished sentence still ends where its stop is; the clause after it is kept when closed.
     assert kept("是。第[1]段写明：“被告王x4尚欠货款") == "是。"
+
+
+def test_an_attributed_quote_cut_before_its_closing_mark_is_still_the_quote():
+    # The cut took only the closing ” of 第[1]段写明：“…。: the claim is the quoted finding, supported.
+    for judge in (STRICT, LENIENT):
+        lab = label("第[7]段写明：“被告王x4尚欠货款56,320.50元。", ZH_OWED, (ZH_WORKS, ZH_SALE), judge)
+        assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
+        closed = label("第[7]段写明：“被告王x4尚欠货款56,320.50元。”", ZH_OWED, (ZH_WORKS, ZH_SALE),
+                       judge, finish="stop")
+        assert dims(closed) == ("attempted", "fully_supported", "correct", "complete")
