@@ -22,6 +22,9 @@ class JudgeItem:
     passages: tuple[Passage, ...]
     answerable: bool
     refusal: str
+    # Of an answer cut off at max_new_tokens and read on its finished part (as_judged): the unfinished
+    # tail, no claim, kept only to tell a passage pasted on past the cut from an answer cut in its filler.
+    tail: str = ""
 
 
 def item_language(qa: QA) -> str:
@@ -34,11 +37,19 @@ def item_language(qa: QA) -> str:
 CUT_OFF = "length"
 # The end of a finished sentence: its stop (closing quotes and brackets stay with it), then a space, a
 # line break or the end of the text; a Chinese stop needs no space after it, and in Chinese a ； (or the
-# half-width ; of judgments as published) closes a finding as a stop does (language.sentences).
+# half-width ; of judgments as published) closes a finding as a stop does (language.sentences); a . right
+# after a digit at the cut is the point of a figure cut in two ("218,452."), no stop.
 _FINISHED = {
     "en": re.compile(r"[.!?。！？][\"'”’)）\]]*(?=\s|$)|\n"),
-    "zh": re.compile(r"[。！？；!?;][”’」』）)\"']*|[.](?=\s|$)|(?<=[\u4e00-\u9fff])[.](?=[\u4e00-\u9fff])|\n"),
+    "zh": re.compile(r"[。！？；!?;][”’」』）)\"']*|(?<![0-9])[.](?=\s|$)|(?<=[\u4e00-\u9fff])[.](?=[\u4e00-\u9fff])|\n"),
 }
+
+
+# In Chinese a sentence of judgment prose chains its findings with ，、 (or the half-width , of judgments as
+# published, never the thousands separator of 218,452.37): a clause closed by one is finished, and only what
+# follows the last such mark is the unfinished tail ("被告尚欠本金218,452.37元、利息及罚息9" states the
+# principal). A colon opens what follows and closes nothing ("第[1]段写明：" states nothing by itself).
+_CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9])")}
 
 
 def cut_off(item: JudgeItem) -> bool:
@@ -47,16 +58,20 @@ def cut_off(item: JudgeItem) -> bool:
 
 def as_judged(item: JudgeItem) -> JudgeItem | None:
     """The item a judge reads (docs/method.md §4). An answer cut off at max_new_tokens is judged on its
-    finished sentences: the unfinished tail is no claim (a cut number or a negation that never came would
-    be read as one). None when the cut leaves no finished sentence: that candidate is unusable."""
+    finished sentences (in Chinese, its finished clauses): the unfinished tail is no claim (a cut number or
+    a negation that never came would be read as one). None when the cut leaves nothing finished: that
+    candidate is unusable."""
     if not cut_off(item):
         return item
-    text = item.candidate.text
-    ends = [m.end() for m in _FINISHED[item_language(item.qa)].finditer(text)]
-    kept = text[: ends[-1]].strip() if ends else ""
+    text, lang = item.candidate.text, item_language(item.qa)
+    ends = [m.end() for m in _FINISHED[lang].finditer(text)]
+    if lang in _CLAUSE_END:
+        ends += [m.start() for m in _CLAUSE_END[lang].finditer(text)]
+    end = max(ends) if ends else 0
+    kept = text[:end].strip()
     if not kept:
         return None
-    return dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, text=kept))
+    return dataclasses.replace(item, candidate=dataclasses.replace(item.candidate, text=kept), tail=text[end:])
 
 
 def unusable(item: JudgeItem, judge: str) -> Label:

@@ -121,6 +121,18 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
     return ev.share(words, m.answer_words(clause, lang)) >= 0.5
 
 
+def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
+    """Whether a reply cut off at max_new_tokens reads as a pasted passage: more than one sentence that
+    claims something (filler and framing aside), or one that runs on past the cut in a passage's own words
+    (its end and the unfinished tail are one passage's text). One finished sentence cut in what follows it
+    ("吴某尚欠货款63,500元。这类案件在…") offers that sentence as its answer, as a finished reply does."""
+    body, _ = statements.split_filler(answer, lang)
+    if sum(1 for s in ev.sentences(body, lang) if not m.is_framing(s, lang)) > 1:
+        return True
+    run = (answer[-6:] + item.tail).strip()
+    return not item.tail.strip() or any(run in p.text for p in item.passages)
+
+
 def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
     yes/no question a statement on its topic; otherwise a clause stating a value of a kind the
@@ -139,9 +151,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         )
     topic = topic_words(qa.question, lang)
     facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
-    # A finished reply offering a value of the kind asked gives it as the answer; of a reply cut off
-    # (a pasted passage, as a rule) only a clause on what was asked does.
-    cut = item.candidate.finish_reason == CUT_OFF
+    # A finished reply offering a value of the kind asked gives it as the answer; of a pasted passage cut
+    # off, only a clause on what was asked does.
+    cut_short = item.candidate.finish_reason == CUT_OFF
+    cut = cut_short and pasted(answer, item, lang)
     for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
         on_topic = not cut or speaks_of(clause, qa.question, lang)
         if on_topic and _makes_order(clause, qa.question, lang):
@@ -151,8 +164,8 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         for fact in facts:
             if _states(fact, clause, on_topic, lang, qa.question):
                 return True
-    # Of a pasted passage cut off before a value of the kind asked, the question's words are no answer.
-    if cut and any(values.kinds(f, lang) for f in facts):
+    # Of a reply cut off before a value of the kind asked, the question's words are no answer.
+    if cut_short and any(values.kinds(f, lang) for f in facts):
         return False
     # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked.
     said = (m.content_words(answer, lang) - m.haystack(qa.question, lang)) | (

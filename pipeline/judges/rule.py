@@ -111,8 +111,9 @@ CONTRADICTION_RECALL = 0.5
 # Share of repeated word 4-grams above which a cut-off reply is a loop (matching.repeats_itself).
 LOOPING = 0.5
 # An attributed quote (第[1]段写明：“…”, Passage [1] states: "…"): a short attribution ending in a colon,
-# then one quotation. The claim is what stands inside the quotation marks.
-_ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,})[”\"]\W*$")
+# then one quotation. The claim is what stands inside the quotation marks; a quotation cut off at
+# max_new_tokens after its stop lost only its closing mark to the unfinished tail (第[6]段写明：“并处罚金…。).
+_ATTRIBUTED = re.compile(r"^[^“”\"]{1,24}[:：]\s*[“\"]([^“”\"]{4,}?)(?:[”\"]\W*)?$")
 # A qualifier that gives a reason or a purpose does not limit the holding (docs/method.md §4): leaving
 # it out leaves an answer complete. ("as taxed by the Registrar" sets the extent of a costs order: kept.)
 _REASON_QUALIFIER = {
