@@ -270,6 +270,9 @@ class JudgeEvalParams:
     # seeded sample of whole contexts; 0 = it is not measured there, only against the other judges on its
     # own sample. A section of its own: the judge section is digested on the pair datasets' cards.
     llm_items: NonNegInt = 60
+    # The languages that sample is drawn from (empty: all): a profile whose answers are in one language
+    # measures its LLM judge on that language's items.
+    llm_languages: list[Literal["en", "zh"]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from pipeline.judges.base import JudgeItem
 from pipeline.judges.llm import LLMJudge, label_schema, sample_items
 from pipeline.judges.rule import RuleJudge
 from pipeline.params import DecodingParams, GenerateParams
-from pipeline.records import QA, Candidate, Passage
+from pipeline.records import LABEL_DIMENSIONS, QA, Candidate, Passage
+from pipeline.structured.schemas import choice_token_bound
 
 GOLD = Passage("d1/p1", "d1", "d1", "Orders", "The Tribunal ordered Chan Tai-man to pay HK$2,400,000.")
 QA1 = QA("q1", "How much was Chan Tai-man ordered to pay?", "HK$2,400,000.", "d1/p1", "d1", "factual",
@@ -55,6 +56,20 @@ def test_each_dimension_is_asked_under_its_own_label_schema():
     lab = labels[0]
     assert (lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness, lab.status) == (
         "attempted", "fully_supported", "correct", "complete", "ok")
+
+
+def test_a_constrained_reply_gets_the_budget_its_schema_needs_and_a_free_one_keeps_decodings():
+    bodies: list[dict] = []
+    with ChatServer(lambda h, b, p, n: (bodies.append(b), _schema_answerer(h, b, p, n))[1]) as server:
+        gen = make_generator(f"openai:{server.url}|judge-model", GenerateParams(concurrency=2, max_retries=0))
+        LLMJudge("llm:x", gen, 0, DecodingParams(max_new_tokens=48), constrained=True,
+                 reason_max_chars=60).judge(_items(1)[:1])
+        constrained = list(bodies)
+        bodies.clear()
+        LLMJudge("llm:x", gen, 0, DecodingParams(max_new_tokens=48)).judge(_items(1)[:1])
+    dims = ("behaviour", "faithfulness", "correctness", "completeness")
+    assert [b["max_tokens"] for b in constrained] == [choice_token_bound("label", LABEL_DIMENSIONS[d], 60) for d in dims]
+    assert {b["max_tokens"] for b in bodies} == {48}
 
 
 def test_a_free_judge_sends_no_schema_and_counts_unusable_replies_as_unparseable():

@@ -215,8 +215,14 @@ def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
         loaded["judge"]["judges"] = ["rule:strict", spec]
         loaded["judge"]["llm_max_candidates"] = 5
         loaded["judge_eval"]["llm_items"] = 3
+        loaded["judge_eval"]["llm_languages"] = ["zh"]  # an English-only set has nothing to sample there
         params.write_text(yaml.safe_dump(loaded, allow_unicode=True), encoding="utf-8")
         out = tmp_path / "validity.json"
+        with pytest.raises(InputError) as err:
+            judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
+        assert err.value.field == "judge_eval.llm_languages" and not out.exists() and server.calls == 0
+        loaded["judge_eval"]["llm_languages"] = ["en"]
+        params.write_text(yaml.safe_dump(loaded, allow_unicode=True), encoding="utf-8")
         judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
         calls = server.calls
         loaded["judge_eval"]["llm_items"] = 0
@@ -238,5 +244,6 @@ def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
     assert skipped["not_measured"] == [spec] and set(skipped["judges"]) == {"rule:strict"}
     from pipeline.reporting.judge_validity import render, summary
 
+    assert "on a sample of 3 test-half items drawn the same way, English only" in "\n".join(render(summary(report)))
     text = "\n".join(render(summary(skipped)))
     assert f"`{spec}` is not measured on the validation set in this run (judge_eval.llm_items: 0)" in text

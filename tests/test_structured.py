@@ -89,3 +89,19 @@ def test_the_token_bound_holds_the_longest_object_the_schema_allows():
         assert len(reply.encode("utf-8")) + 1 <= bound, char
     # Not wildly above it either: one field more or a longer cap raises it.
     assert fields_token_bound(names, 9) > bound and fields_token_bound([*names, "x"], 8) > bound
+
+
+def test_the_choice_bound_holds_the_longest_label_or_grade_the_schema_allows():
+    from pipeline.records import LABEL_DIMENSIONS
+    from pipeline.structured.schemas import SEPARATORS, choice_schema, choice_token_bound
+
+    for key, choices in [("label", LABEL_DIMENSIONS["faithfulness"]), ("grade", ["A", "B", "C"])]:
+        bound = choice_token_bound(key, choices, 120)
+        longest = max(choices, key=len)
+        for char in ("\U0001F600", "的", '"', "a"):
+            reply = json.dumps({key: longest, "reason": char * 120}, ensure_ascii=False, separators=SEPARATORS)
+            assert problems(choice_schema(key, choices, 120), json.loads(reply)) == []
+            assert len(reply.encode("utf-8")) + 1 <= bound, (key, char)
+        # A 120-character Chinese reason alone is 360 bytes: far past the 128 tokens the judges used to get.
+        assert bound > 128 * 3
+        assert choice_token_bound(key, choices, 121) > bound

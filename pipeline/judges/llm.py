@@ -23,7 +23,7 @@ from pipeline.backends.base import Generator, Request
 from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, item_language, unusable
 from pipeline.prompts import render_passages
 from pipeline.records import LABEL_DIMENSIONS, Label
-from pipeline.structured.schemas import choice_schema, problems, schema_text
+from pipeline.structured.schemas import choice_schema, choice_token_bound, problems, schema_text
 from pipeline.text import stable_hash
 
 # How long a reason a free (unconstrained) reply may give before it is cut, and the schema's cap by default.
@@ -129,6 +129,13 @@ class LLMJudge:
         self.schemas = {
             dim: schema_text(label_schema(dim, reason_max_chars)) if constrained else None for dim in LABEL_DIMENSIONS
         }
+        # A constrained reply gets the budget any label its schema allows fits in, so it is never cut open
+        # and retried (a 120-character Chinese reason alone can pass 128 tokens); the decoder stops when the
+        # object closes, so the bound costs nothing a reply does not use. Free replies keep decoding's.
+        self.budgets = {
+            dim: choice_token_bound("label", LABEL_DIMENSIONS[dim], reason_max_chars) if constrained
+            else decoding.max_new_tokens for dim in LABEL_DIMENSIONS
+        }
 
     def judge(self, items: Sequence[JudgeItem]) -> list[Label]:
         # A cut-off answer is shown with its finished sentences only, and one with none is unusable
@@ -150,7 +157,7 @@ class LLMJudge:
             if not pending:
                 return
             prompts = [judge_prompt(dimension, s.item, last.get(id(s)), attempt) for s in pending]
-            replies = self._generate(prompts, self.schemas[dimension])
+            replies = self._generate(prompts, self.budgets[dimension], self.schemas[dimension])
             still = []
             for slot, reply in zip(pending, replies, strict=True):
                 value = parse_reply(reply, LABEL_DIMENSIONS[dimension])
@@ -163,13 +170,13 @@ class LLMJudge:
         for slot in pending:
             slot.label.status = "unparseable"
 
-    def _generate(self, prompts: list[str], schema: str | None = None) -> list[str]:
+    def _generate(self, prompts: list[str], max_new_tokens: int, schema: str | None = None) -> list[str]:
         requests = [
             Request(
                 prompt=p,
                 temperature=self.decoding.temperature,
                 top_p=self.decoding.top_p,
-                max_new_tokens=self.decoding.max_new_tokens,
+                max_new_tokens=max_new_tokens,
                 seed=self.seed,
                 schema=schema,
             )

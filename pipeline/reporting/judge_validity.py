@@ -8,6 +8,8 @@ from typing import Any
 from pipeline.records import LABEL_DIMENSIONS
 from pipeline.reporting.markdown import table
 
+_LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+
 # The half every headline figure comes from: judge rules are written on dev, never on test.
 REPORTED_HALF = "test"
 SCOPES = ("en", "zh", "all")
@@ -23,7 +25,8 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
     order = validity["judge_order"]
     primary = order[0]
     out: dict[str, Any] = {"set": validity["set"], "judges": {}, "samples": validity.get("samples", {}),
-                           "primary": primary, "not_measured": validity.get("not_measured", [])}
+                           "primary": primary, "not_measured": validity.get("not_measured", []),
+                           "sample_languages": validity.get("sample_languages", [])}
     for judge in (j for j in order if j in validity["judges"]):
         scopes = validity["judges"][judge]
         out["judges"][judge] = {
@@ -78,7 +81,8 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
                           cell=str), ""]
     for judge, n in summary_.get("samples", {}).items():
         out += [f"`{judge}` labels a seeded sample in the judge stage (judge.llm_max_candidates): it is measured "
-                f"on a sample of {n} {REPORTED_HALF}-half items drawn the same way.", ""]
+                f"on a sample of {n} {REPORTED_HALF}-half items drawn the same way"
+                f"{_languages(summary_['sample_languages'])}.", ""]
     for judge in summary_.get("not_measured", []):
         out += [f"`{judge}` is not measured on the validation set in this run (judge_eval.llm_items: 0); "
                 "its agreement with the other judges on its own sample is under Sampled judges.", ""]
@@ -89,6 +93,10 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
         for dim in LABEL_DIMENSIONS:
             out += _confusion(dim, confusion[dim])
     return out
+
+
+def _languages(codes: list[str]) -> str:
+    return f", {' and '.join(_LANGUAGE_NAMES.get(c, c) for c in codes)} only (judge_eval.llm_languages)" if codes else ""
 
 
 def _cell(d: dict[str, Any]) -> str:

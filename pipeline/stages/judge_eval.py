@@ -7,7 +7,8 @@ the report gives, per language and half, per dimension, agreement with the reade
 kappa and the confusion matrix. The data report shows it in its judge section. An LLM judge's calls go
 through a cache of their own, so a rerun pays for nothing twice. A judge the judge stage runs on a sample
 (judge.llm_max_candidates) is measured on a seeded sample of judge_eval.llm_items test-half items (the
-half every report quotes), drawn the same way, and the report says how many items it saw (0: not measured).
+half every report quotes) in the languages of judge_eval.llm_languages (empty: all), drawn the same way,
+and the report says how many items it saw (0: not measured).
 """
 
 from __future__ import annotations
@@ -54,9 +55,15 @@ def main(argv: list[str] | None = None) -> None:
                     log.info("%s not measured on the validation set (judge_eval.llm_items: 0)", spec)
                     report.setdefault("not_measured", []).append(spec)
                     continue
-                todo = sample_items([j for j, it in zip(judge_items, items, strict=True) if it.half == "test"],
-                                    params.judge_eval.llm_items, params.seed)
+                languages = params.judge_eval.llm_languages
+                pool = [j for j, it in zip(judge_items, items, strict=True)
+                        if it.half == "test" and (not languages or it.language in languages)]
+                if not pool:
+                    raise InputError(args.params, None, "judge_eval.llm_languages",
+                                     f"no test-half validation items in {languages} ({', '.join(f.name for f in files)})")
+                todo = sample_items(pool, params.judge_eval.llm_items, params.seed)
                 report.setdefault("samples", {})[spec] = len(todo)
+                report["sample_languages"] = sorted(languages)
             labels = {lab.candidate_id: lab for lab in run_judge(judge, todo)}
             report["judges"][spec] = evaluate([by_id[j.candidate.id] for j in todo], labels)
     write_json(args.out, report)

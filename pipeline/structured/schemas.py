@@ -46,6 +46,18 @@ def fields_token_bound(names: Sequence[str], max_chars: int) -> int:
     return 2 + sum(per_field) + 1
 
 
+def choice_token_bound(key: str, choices: Sequence[str], max_reason_chars: int) -> int:
+    """Tokens enough for ANY object choice_schema(key, choices, max_reason_chars) allows, counted as
+    fields_token_bound counts them: the longest choice, a reason of max_reason_chars 4-byte characters,
+    and end-of-sequence. A constrained label or grade given this budget always closes."""
+    def quoted(text: str) -> int:
+        return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+    longest = max(quoted(c) for c in choices)
+    return (2 + quoted(key) + len(SEPARATORS[1]) + longest + len(SEPARATORS[0])
+            + quoted("reason") + len(SEPARATORS[1]) + 2 + 4 * max_reason_chars + 1)
+
+
 def choice_schema(key: str, choices: Sequence[str], max_reason_chars: int) -> dict[str, Any]:
     """{key: one of `choices`, "reason": one sentence}: the IRAC grade and the judge's label."""
     return {
