@@ -196,7 +196,8 @@ def test_chinese_cut_off_dump_is_unusable_unless_a_finished_clause_answers():
     dump = LOAN.text[:60]
     qa = QA("zq-d", "本案借款约定的月利率是多少?", "1.5%", "z1/p1", "z1", "factual", ["1.5%"], [])
     assert dims(dump, qa, (LOAN,), finish="length")[0] == "unusable"
-    # Cut after a finished clause (a half-width ;) that states what was asked: an attempt.
+    # Cut after a finished clause (a half-width ;) that states the loan, not the repayment asked about: a
+    # pasted passage with no answer in it, unusable.
     assert dims(LOAN.text[: LOAN.text.index(";") + 1] + "借款", REPAID, (LOAN,), finish="length")[0] == "unusable"
     # Its answer is the clause that states it, wherever it stands in the dump.
     finished = LOAN.text[: LOAN.text.index("本院认为") + 7]
