@@ -83,3 +83,70 @@ def test_a_label_opens_no_yes_no_that_is_not_there(text):
 def test_a_bare_label_states_nothing():
     for text in ("答：", "答案如下："):
         assert label(text, ZH_REPAID, (ZH_LOAN,)).behaviour == "unusable", text
+
+
+ZH_PRINCIPAL = QA("zq-principal", "在《邓x6与韩x7民间借贷纠纷一审民事判决书》中，被告向原告借款多少?", "50,000元", "zl/p1",
+                  "zl", "factual", ["50,000元"], [])
+EN_LEASE_RENT = Passage(
+    "er/p1", "er", "er", "Findings",
+    "Ho Siu-ming agreed to pay a monthly rent of HK$18,500 under the lease.",
+)
+EN_RENT = QA("eq-rent", "What monthly rent did Ho Siu-ming agree to pay?", "HK$18,500", "er/p1", "er", "factual",
+             ["HK$18,500"], [])
+
+
+@pytest.mark.parametrize("order", ["value_first", "refusal_first"])
+def test_a_refusal_beside_a_value_of_the_kind_asked_is_an_attempt(order):
+    # "Yes. The passages do not contain enough information" asserts Yes; an amount beside the refusal
+    # sentence asserts the amount (docs/method.md §4).
+    refusal = REFUSALS["zh"]
+    text = "50,000元。" + refusal if order == "value_first" else refusal + "但50,000元。"
+    for judge in (STRICT, LENIENT):
+        lab = label(text, ZH_PRINCIPAL, (ZH_LOAN,), judge)
+        assert (lab.behaviour, lab.correctness) == ("attempted", "correct"), text
+    en = label("HK$18,500. " + REFUSALS["en"], EN_RENT, (EN_LEASE_RENT,))
+    assert (en.behaviour, en.correctness) == ("attempted", "correct")
+
+
+def test_a_refusal_beside_the_question_s_words_or_a_value_of_another_kind_is_still_a_refusal():
+    refusal = REFUSALS["zh"]
+    # No amount: the question's own words beside the refusal take no position (whether such a remainder
+    # reads as a refusal or as a reply stating nothing is not this rule's to say).
+    assert label(refusal + "但被告借款。", ZH_PRINCIPAL, (ZH_LOAN,)).behaviour != "attempted"
+    # A date is no amount of money.
+    assert label("2017年3月2日。" + refusal, ZH_PRINCIPAL, (ZH_LOAN,)).behaviour == "abstained"
+    assert label(REFUSALS["en"] + " The lease was signed.", EN_RENT, (EN_LEASE_RENT,)).behaviour != "attempted"
+
+
+# One finding stating the item asked and another item's figure beside it.
+ZH_INSURED = Passage(
+    "zi/p1", "zi", "zi", "经审理查明",
+    "经审理查明:2018年5月9日,原告叶x8的货车在高速公路发生事故,经某价格评估有限公司评估,车辆损失为36,800元,"
+    "原告支付评估费1,600元。",
+)
+ZH_LOSS = QA("zq-loss", "在《叶x8诉某保险公司保险合同纠纷一审民事判决书》中，原告车辆的损失经评估为多少?", "36,800元",
+             "zi/p1", "zi", "factual", ["36,800元"], [])
+EN_ASSESSED = Passage(
+    "ed/p1", "ed", "ed", "Findings",
+    "The Tribunal assessed the arrears owed by Lam Wing-kei at HK$56,320 and the deposit held at HK$12,000.",
+)
+EN_ARREARS = QA("eq-arrears", "At what sum did the Tribunal assess the arrears owed by Lam Wing-kei?", "HK$56,320",
+                "ed/p1", "ed", "factual", ["HK$56,320"], [])
+
+
+def test_another_item_s_figure_quoted_from_the_sentence_stating_the_item_supports_nothing():
+    for judge in (STRICT, LENIENT):
+        lab = label("原告支付评估费1,600元。", ZH_LOSS, (ZH_INSURED,), judge)
+        assert (lab.behaviour, lab.faithfulness, lab.correctness) == ("attempted", "unsupported", "incorrect")
+    # English keeps its reading for now (the rule is held to Chinese so the English runs' labels stay put):
+    # the other item's figure is still incorrect.
+    en = label("The deposit held was HK$12,000.", EN_ARREARS, (EN_ASSESSED,))
+    assert (en.behaviour, en.correctness) == ("attempted", "incorrect")
+
+
+def test_the_item_s_own_figure_from_that_sentence_is_supported():
+    for text in ("车辆损失为36,800元。", "车辆损失为36,800元,原告支付评估费1,600元。", "36,800元。"):
+        lab = label(text, ZH_LOSS, (ZH_INSURED,))
+        assert (lab.behaviour, lab.faithfulness, lab.correctness) == ("attempted", "fully_supported", "correct"), text
+    en = label("The arrears were assessed at HK$56,320.", EN_ARREARS, (EN_ASSESSED,))
+    assert (en.faithfulness, en.correctness) == ("fully_supported", "correct")
