@@ -133,6 +133,23 @@ def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
     return not item.tail.strip() or any(run in p.text for p in item.passages)
 
 
+def states_value(answer: str, item: JudgeItem, lang: str) -> bool:
+    """Whether a reply (what is left of it beside a refusal) gives a Yes/No, or a clause stating a value of
+    a kind the reference's facts are, the name a fact names, or an order to a how-decided question:
+    "63,500元。" beside "提供的段落没有足够的信息……" still answers how much (docs/method.md §4). Words of
+    the question alone ("the passages discuss the arrears") are no value."""
+    if m.lead_polarity(answer, lang):
+        return True
+    qa = item.qa
+    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
+        if _makes_order(clause, qa.question, lang) or _names_who(clause, qa.question, lang):
+            return True
+        if any(values.kinds(f, lang) and _states(f, clause, True, lang, qa.question) for f in facts):
+            return True
+    return False
+
+
 def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
     yes/no question a statement on its topic; otherwise a clause stating a value of a kind the

@@ -25,6 +25,7 @@ from pipeline.judges import position
 from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, item_language, unusable
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.judges.position import is_yesno, polarity_fact
+from pipeline.language import zh_forms
 from pipeline.matching import statements, values
 from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import Party, cases, names_any, parties, topic_words, without_cases
@@ -148,6 +149,9 @@ class RuleJudge:
         text, lang = item.candidate.text, item_language(item.qa)
         behaviour = self.behaviour(text, item.refusal, lang)
         answer = m.non_refusal_text(text, item.refusal, lang)
+        # A refusal beside a value of the kind asked ("63,500元。" and the refusal sentence) still answers.
+        if behaviour == "abstained" and answer.strip() and position.states_value(answer, item, lang):
+            behaviour = "attempted"
         if behaviour == "attempted" and not self.takes_position(answer, item):
             behaviour = "unusable"
         label = Label(item.candidate.id, self.name, behaviour, None, None, None, "ok")
@@ -233,22 +237,42 @@ class RuleJudge:
             return self._yes_no(lead, body, view, pool, item, lang, reported)
         if m.is_framing(body, lang):
             return None
-        verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported)
+        about = None
+        if main and not is_yesno(item.qa) and not m.content_words(body, lang) and m.numbers(body, lang):
+            # A bare value ("36,800元。") is read as the answer to the question: it claims what is asked.
+            question = zh_forms.focus(item.qa.question) if lang == "zh" else item.qa.question
+            about = frozenset(topic_words(question, lang))
+        verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported, about)
         if main and not is_yesno(item.qa):
             verdict = self._as_answer(verdict, body, best, view, pool, item, lang)
         return verdict
 
     def _support(
-        self, body: str, pool: list[Sentence], lang: str, lead: str | None, question: str, reported: bool
+        self,
+        body: str,
+        pool: list[Sentence],
+        lang: str,
+        lead: str | None,
+        question: str,
+        reported: bool,
+        about: frozenset[str] | None = None,
     ) -> tuple[str, Sentence | None]:
         """The verdict of the sentence of `pool` a claim aligns with, and that sentence. Issue statements
-        and submissions count only where `reported` (the claim reports one)."""
-        return self._support_in(body, pool if reported else [s for s in pool if not s.statement], lang, lead, question)
+        and submissions count only where `reported` (the claim reports one); `about`: the words of what a
+        bare value claims (the question's)."""
+        statements_ok = pool if reported else [s for s in pool if not s.statement]
+        return self._support_in(body, statements_ok, lang, lead, question, about)
 
     def _support_in(
-        self, body: str, pool: list[Sentence], lang: str, lead: str | None, question: str
+        self,
+        body: str,
+        pool: list[Sentence],
+        lang: str,
+        lead: str | None,
+        question: str,
+        about: frozenset[str] | None = None,
     ) -> tuple[str, Sentence | None]:
-        words, nums = m.content_words(body, lang), m.numbers(body, lang)
+        words, nums = m.content_words(body, lang) | (about or set()), m.numbers(body, lang)
         best, recall = ev.align(words, pool, frozenset(nums))
         if best is None:
             return "unsupported", None
@@ -297,6 +321,14 @@ class RuleJudge:
                 return "contradicted"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
+        # The sentence a claim rests on gives the reference's value and another item's beside it
+        # ("车辆损失为42,600元,原告支付评估费2,000元"): a claim offering only the other quotes another
+        # item, which supports nothing of what was asked. Chinese only: in the English runs it would move
+        # labels the trained reward models rest on (a retraining's decision, not a judge fix's).
+        wanted = values.values(" ".join(item.qa.facts), key, lang) if key and lang == "zh" else set()
+        if verdict == "supported" and best is not None and wanted and claimed and claimed.isdisjoint(wanted):
+            if wanted <= values.values(best.text, key, lang):
+                return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
         return verdict

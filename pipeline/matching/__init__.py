@@ -337,6 +337,10 @@ def is_framing(claim: str, lang: str | None = None) -> bool:
     return (len(words_) < 2 or words_ <= FRAMING) and not numbers(claim, "en")
 
 
+# A figure with its marks: digits joined by points or thousands commas, a percent sign after.
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*%?")
+
+
 def degenerate(text: str, min_tokens: int = 6, lang: str | None = None) -> bool:
     """Unreadable or looping text: mostly non-word characters, one token dominating, or a phrase
     repeated back to back."""
@@ -345,7 +349,9 @@ def degenerate(text: str, min_tokens: int = 6, lang: str | None = None) -> bool:
         return True
     if text.count("\ufffd") >= 2 or any(ord(ch) < 32 and ch not in "\t\n\r" for ch in text):
         return True
-    letters = sum(ch.isalnum() for ch in stripped)
+    # A figure's marks (the point of 1.5%, the thousands comma of 63,500) are part of the figure, not
+    # noise: a short answer that is only a figure ("1.5%。", "答：1.5%。") reads as words.
+    letters = sum(ch.isalnum() for ch in _FIGURE.sub(lambda f: "0" * len(f.group()), stripped))
     if letters / len(stripped) < 0.5:
         return True
     tokens = words(text, lang)

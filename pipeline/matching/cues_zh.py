@@ -69,8 +69,11 @@ _SHOWN = re.compile(r"段落|材料|上下文|文本|文中|原文|资料|所给
 # As in English, a list marker may come first ("- 是", "1、否"). The one home of this pattern: the rule
 # judge reads an answer's bottom line with it, and the rewriter the polarity of the answer it rewrites.
 # "这个问题的答案是：否。" leads with its 否 as well.
+# The Yes/No may follow an answer's label ("答：是。", "答案:否", "答案如下：\n1. 是") or a citation of the
+# passages ("根据第[1]段，是。"): framing that claims nothing, so the Yes/No is still the reply's first word.
 _LEAD = re.compile(
-    r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(?:(?:这个|该)?问题的)?(?:(?:答案|回答)(?:是|为)[：:]?\s*)?"
+    r"^\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?(?:根据[^，,。：:\n]{0,12}?段落?[，,：:]\s*)?(?:(?:这个|该)?问题的)?"
+    r"(?:(?:答案|回答)(?:是|为)[：:]?\s*|(?:答案|回答|答)(?:如下)?[：:]\s*(?:[-*\u2022]\s*|\d+[.)、]\s*)?)?"
     r"(是的|是|对|否|不是|不)(?=[\s，,。.；;！!：:—\-]|$)[\s，,。.；;！!：:—\-]*"
 )
 _LEAD_VALUE = {"是的": "yes", "是": "yes", "对": "yes", "否": "no", "不是": "no", "不": "no"}
