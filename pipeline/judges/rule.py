@@ -322,10 +322,10 @@ class RuleJudge:
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
         # The sentence a claim rests on gives the reference's value and another item's beside it
-        # ("车辆损失为42,600元,原告支付评估费2,000元"): a claim offering only the other quotes another
-        # item, which supports nothing of what was asked. Chinese only: in the English runs it would move
-        # labels the trained reward models rest on (a retraining's decision, not a judge fix's).
-        wanted = values.values(" ".join(item.qa.facts), key, lang) if key and lang == "zh" else set()
+        # ("车辆损失为42,600元,原告支付评估费2,000元", "a penalty of HK$4,648,000, twice the profit of
+        # HK$2,324,000"): a claim offering only the other quotes another item, which supports nothing of
+        # what was asked.
+        wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
         if verdict == "supported" and best is not None and wanted and claimed and claimed.isdisjoint(wanted):
             if wanted <= values.values(best.text, key, lang):
                 return "unsupported"
