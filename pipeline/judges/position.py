@@ -13,7 +13,7 @@ import re
 
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
-from pipeline.judges.base import CUT_OFF, JudgeItem
+from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
 from pipeline.matching.parties import names_any, parties, topic_words
 from pipeline.matching.parties import on_topic as speaks_of
@@ -140,14 +140,23 @@ def states_value(answer: str, item: JudgeItem, lang: str) -> bool:
     the question alone ("the passages discuss the arrears") are no value."""
     if m.lead_polarity(answer, lang):
         return True
-    qa = item.qa
-    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
-    for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
-        if _makes_order(clause, qa.question, lang) or _names_who(clause, qa.question, lang):
-            return True
-        if any(values.kinds(f, lang) and _states(f, clause, True, lang, qa.question) for f in facts):
-            return True
-    return False
+    facts = [f for f in answer_facts(item.qa) if values.kinds(f, lang)]
+    return any(_clause_answers(c, item.qa, facts, True, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(answer))
+
+
+def answer_facts(qa: QA) -> list[str]:
+    """The reference's facts an answer can state (a Yes/No fact is read by its polarity instead)."""
+    return [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+
+
+def _clause_answers(clause: str, qa: QA, facts: list[str], on_topic: bool, lang: str) -> bool:
+    """Whether one clause gives an answer: an order to a how-decided question (`on_topic`: where it must
+    speak of what was asked), the name a who-question asks for, or one of `facts` stated."""
+    if on_topic and _makes_order(clause, qa.question, lang):
+        return True
+    if _names_who(clause, qa.question, lang):
+        return True
+    return any(_states(fact, clause, on_topic, lang, qa.question) for fact in facts)
 
 
 def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
@@ -167,20 +176,14 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             for s in ev.sentences(answer, lang)
         )
     topic = topic_words(qa.question, lang)
-    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    facts = answer_facts(qa)
     # A finished reply offering a value of the kind asked gives it as the answer; of a pasted passage cut
     # off, only a clause on what was asked does.
-    cut_short = item.candidate.finish_reason == CUT_OFF
+    cut_short = cut_off(item)
     cut = cut_short and pasted(answer, item, lang)
     for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
-        on_topic = not cut or speaks_of(clause, qa.question, lang)
-        if on_topic and _makes_order(clause, qa.question, lang):
+        if _clause_answers(clause, qa, facts, not cut or speaks_of(clause, qa.question, lang), lang):
             return True
-        if _names_who(clause, qa.question, lang):
-            return True
-        for fact in facts:
-            if _states(fact, clause, on_topic, lang, qa.question):
-                return True
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
     if cut_short and any(values.kinds(f, lang) for f in facts):
         return False
@@ -197,7 +200,7 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
     qa = item.qa
     if len(claims) < 2 or is_yesno(qa) or m.lead_polarity(claims[0], lang):
         return claims
-    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    facts = answer_facts(qa)
     # The facts that give the answer come first: a share count or a date only situates it (the verbose
     # paste "X bought 1,470,000 shares. ... X gained a profit of HK$3,027,000." answers with its second).
     facts = [f for f in facts if not values.situating(f, lang)] or facts

@@ -612,7 +612,7 @@ def _item_words_of(text: str, lang: str) -> frozenset[str]:
 
 def _key_kinds(qa, lang: str) -> set[str]:
     """The kinds of value the facts that answer the question are (a date or share count only situates)."""
-    facts = [f for f in qa.facts if f.strip() and not polarity_fact(f)]
+    facts = position.answer_facts(qa)
     key = [f for f in facts if not values.situating(f, lang)] or facts
     return set().union(*(values.kinds(f, lang) for f in key)) if key else set()
 
