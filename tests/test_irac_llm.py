@@ -28,6 +28,7 @@ from pipeline.irac.llm import (
 from pipeline.irac.prompts import (
     EXPERT_STEPS,
     GENERIC_STEPS,
+    GRADES,
     MARKER,
     MODES,
     REASONING_MODES,
@@ -39,7 +40,7 @@ from pipeline.irac.prompts import (
 from pipeline.irac.schema import field_specs, schema_key
 from pipeline.params import DecodingParams, GenerateParams
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput, Section
-from pipeline.structured.schemas import fields_schema
+from pipeline.structured.schemas import choice_token_bound, fields_schema
 from pipeline.text import stable_hash
 
 DECODING = DecodingParams(temperature=0.0, top_p=1.0, max_new_tokens=64)
@@ -557,6 +558,12 @@ def test_constrained_replies_ask_the_server_for_their_schema(server):
     before = len(server.bodies)
     grades = grader.grade([analysis_output("d-insider", "Issue: a. Rule: b. HK$1. Conclusion: c.")], DECISIONS_BY_ID, SPECS)
     assert grades[0].grade == "A" and _asked_schema(server.bodies[before]) == grade_schema(80)
+    # Under its schema a grade gets the budget any grade the schema allows fits in (a reason of 80 characters
+    # of 4 bytes each), not decoding's max_new_tokens; a free grader keeps decoding's.
+    assert server.bodies[before]["max_tokens"] == choice_token_bound("grade", GRADES, 80) > DECODING.max_new_tokens
+    before = len(server.bodies)
+    Grader(gen, 0, DECODING).grade([analysis_output("d-insider", "Issue: a. Conclusion: c.")], DECISIONS_BY_ID, SPECS)
+    assert server.bodies[before]["max_tokens"] == DECODING.max_new_tokens
 
 
 def test_a_server_that_refuses_response_format_is_prompted_plainly(caplog):

@@ -38,6 +38,7 @@ from pipeline.irac.schema import FieldSpec, schema_key
 from pipeline.records import SAFE_ID, Decision, IracGrade, IracOutput
 from pipeline.structured.schemas import (
     choice_schema,
+    choice_token_bound,
     fields_schema,
     fields_token_bound,
     problems,
@@ -353,7 +354,9 @@ class ModelSystem:
 class Grader:
     """Grades analyses A (complete and rigorous), B (reasonable with gaps) or C (disorganised or wrong
     law) with a generator; its name is "llm:<generator spec>". `constrained`: ask for the grade under its
-    schema (the reason capped at `reason_max_chars`)."""
+    schema (the reason capped at `reason_max_chars`), with the token budget any grade the schema allows fits
+    in (choice_token_bound), so a long reason in Chinese is never cut open and retried; a free grade gets
+    decoding's max_new_tokens."""
 
     def __init__(self, generator: Generator, max_retries: int, decoding: Any, seed: int = 0,
                  constrained: bool = False, reason_max_chars: int = _REASON_CHARS):
@@ -363,6 +366,7 @@ class Grader:
         self.decoding = decoding
         self.seed = seed
         self.schema = schema_text(grade_schema(reason_max_chars)) if constrained else None
+        self.budget = choice_token_bound("grade", GRADES, reason_max_chars) if constrained else None
 
     def grade(
         self,
@@ -392,7 +396,7 @@ class Grader:
         seeds = [stable_hash(self.seed, "irac-grade", o.id) % 2**31 for o in todo]
         languages = [decisions_by_id[o.decision_id].language for o in todo]
         done, traces = _ask(self.generator, self.decoding, seeds, languages, build, parse, self.max_retries, self.name,
-                            lambda i: self.schema)
+                            lambda i: self.schema, self.budget)
         graded: dict[str, IracGrade] = {}
         for i, o in enumerate(todo):
             if i in done:
