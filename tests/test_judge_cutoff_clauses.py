@@ -124,3 +124,51 @@ def test_an_attributed_quote_cut_before_its_closing_mark_is_still_the_quote():
         closed = label("第[7]段写明：“被告王x4尚欠货款56,320.50元。”", ZH_OWED, (ZH_WORKS, ZH_SALE),
                        judge, finish="stop")
         assert dims(closed) == ("attempted", "fully_supported", "correct", "complete")
+
+
+def test_a_finding_of_what_a_party_paid_is_no_order():
+    # "How was the case decided?": the court's order answers it; a finding that the plaintiff paid a fee for
+    # the suit (原告为本案支付保全费) makes no order, finished or cut off after 判决如下.
+    for judge in (STRICT, LENIENT):
+        assert label("原告为本案支付保全费1,500元。", ZH_DECIDED, (ZH_SALE,), judge, "stop").behaviour == "unusable"
+        cut = "通读上述段落，答案的依据如下。原告为本案支付保全费1,500元。判决如下。（见第"
+        assert label(cut, ZH_DECIDED, (ZH_SALE,), judge).behaviour == "unusable"
+        order = "判决如下:被告王x4于本判决生效之日起十日内支付原告货款56,320.50元。"
+        assert dims(label(order, ZH_DECIDED, (ZH_SALE, ZH_ORDER), judge, "stop")) == (
+            "attempted", "fully_supported", "correct", "complete")
+
+
+ZH_ORDER = Passage(
+    "zs/p2", "zs", "zs", "判决如下",
+    "判决如下:被告王x4于本判决生效之日起十日内支付原告货款56,320.50元。",
+)
+ZH_APPEAL = Passage(
+    "za/p1", "za", "za", "本院经审理查明",
+    "本院经审理查明:一审法院判决被告赵x7支付货款12,000元,赵x7不服,向本院提起上诉。"
+    "上诉人赵x7因与被上诉人某建材有限公司买卖合同纠纷一案,不服江苏省某县人民法院(2020)苏0101民初77号民事判决。",
+)
+ZH_WHICH_COURT = QA("zq-court", "本案一审由哪个法院审理?", "", "za/p1", "za", "factual", [], [])
+
+
+def test_a_court_asked_for_is_named_not_its_role():
+    # "Which court?": 一审法院 is the question's own role, no court named; a court named by its place is one.
+    for judge in (STRICT, LENIENT):
+        lab = label("本院经审理查明:一审法院判决被告赵x7支付货款12,000元,赵x7不服", ZH_WHICH_COURT, (ZH_APPEAL,), judge)
+        assert lab.behaviour == "unusable"
+        named = "上诉人赵x7不服江苏省某县人民法院(2020)苏0101民初77号民事判决。"
+        assert label(named, ZH_WHICH_COURT, (ZH_APPEAL,), judge, "stop").behaviour == "attempted"
+
+
+ZH_BANK = Passage(
+    "zb/p1", "zb", "zb", "经审理查明",
+    "经审理查明:2019年5月,原告某银行与被告陈x6签订借款合同;截至2021年1月31日,被告陈x6尚欠本金120,000元、"
+    "利息8,500元,原告为本案支付律师费6,000元。",
+)
+
+
+def test_a_cut_paste_stating_another_debt_owed_takes_a_position():
+    # "尚欠多少货款": a cut-off paste of another judgment's debt owed (尚欠本金) states what is owed, a value of
+    # the kind asked, resting on nothing about the party asked.
+    for judge in (STRICT, LENIENT):
+        lab = label("被告陈x6尚欠本金120,000元、利息8,5", ZH_OWED, (ZH_BANK,), judge)
+        assert dims(lab) == ("attempted", "unsupported", "incorrect", "incomplete")

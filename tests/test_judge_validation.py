@@ -183,9 +183,9 @@ def test_the_committed_set_is_whole():
     assert sum(i.candidate.generator.startswith("hf:") for i in items) >= 30
     for lang in ("en", "zh"):
         halves = Counter(i.half for i in items if i.language == lang)
-        # The dev half grows by targeted mining (answers a judge got wrong, dev questions only), so the
-        # test half may fall below a third; it must stay a quarter.
-        assert min(halves["dev"], halves["test"]) >= 0.25 * by_lang[lang]
+        # The dev half grows by targeted mining (every answer a judge calls unusable in fresh runs, dev
+        # questions only), so the test half may fall below a quarter; it must stay a fifth.
+        assert min(halves["dev"], halves["test"]) >= 0.2 * by_lang[lang]
     # The labels cover every category the method defines on the second stage.
     assert {i.gold.faithfulness for i in items} >= {"fully_supported", "partially_supported", "unsupported",
                                                     "contradicted"}

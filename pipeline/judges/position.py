@@ -62,9 +62,39 @@ _MAKES_ORDER = {
 }
 
 
+# A finding that a party did or paid something is no order: paid on a date ("被告仅于2015年7月2日偿还利息"),
+# already or done ("已支付", "退赔了"), or spent on the suit ("原告为本案诉讼支付律师费8,000元").
+_DONE_ZH = re.compile(
+    r"于\d{4}年|已经?(?:支付|偿还|赔偿|返还|退还|退赔|缴纳)|(?:支付|偿还|赔偿|返还|退还|退赔|缴纳)了"
+    r"|为[^，,。；;]{0,6}(?:本案|诉讼)[^，,。；;]{0,4}(?:支付|花费|花去)"
+)
+
+
+def _asks_disposition(question: str, lang: str) -> bool:
+    return bool(_ASKS_DISPOSITION["zh" if lang == "zh" else "en"].search(question))
+
+
+def _reports_done(clause: str, lang: str) -> bool:
+    return lang == "zh" and bool(_DONE_ZH.search(clause))
+
+
 def _makes_order(clause: str, question: str, lang: str) -> bool:
     key = "zh" if lang == "zh" else "en"
-    return bool(_ASKS_DISPOSITION[key].search(question)) and bool(_MAKES_ORDER[key].search(clause))
+    return _asks_disposition(question, lang) and bool(_MAKES_ORDER[key].search(clause)) and not _reports_done(clause, lang)
+
+
+# A question asking which court or company ("本案一审由哪个法院审理") is answered by one named by its place or
+# its name ("安徽省定远县人民法院", "某商贸有限公司"), not by its role in the case ("一审法院", "原审法院").
+_ASKS_WHICH_ZH = re.compile(r"哪(?:个|家|所|一个?|一家)?(法院|公司|银行|医院|机关|单位|机构)")
+
+
+def _names_which(answer: str, question: str, lang: str) -> bool | None:
+    """None when the question asks no which-institution; else whether the answer names one."""
+    asked = _ASKS_WHICH_ZH.search(question) if lang == "zh" else None
+    if not asked:
+        return None
+    noun = re.escape(asked.group(1))
+    return bool(re.search(rf"(?:[\u4e00-\u9fff]{{1,8}}(?:省|市|县|区|州|镇)|某)[\u4e00-\u9fff]{{0,12}}{noun}", answer))
 
 
 # A question asking who (the lawyer, the judge, who bears the fee): a clause on its topic naming a party
@@ -154,6 +184,9 @@ def _clause_answers(clause: str, qa: QA, facts: list[str], on_topic: bool, lang:
     speak of what was asked), the name a who-question asks for, or one of `facts` stated."""
     if on_topic and _makes_order(clause, qa.question, lang):
         return True
+    # To a how-decided question a finding of what a party did or paid (its amount too) is no order.
+    if _asks_disposition(qa.question, lang) and _reports_done(clause, lang):
+        return False
     if _names_who(clause, qa.question, lang):
         return True
     return any(_states(fact, clause, on_topic, lang, qa.question) for fact in facts)
@@ -187,6 +220,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
     if cut_short and any(values.kinds(f, lang) for f in facts):
         return False
+    # To a question asking which court or company, only a named one answers.
+    which = _names_which(answer, qa.question, lang)
+    if which is not None:
+        return which
     # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked.
     said = (m.content_words(answer, lang) - m.haystack(qa.question, lang)) | (
         m.numbers(answer, lang) - m.numbers(qa.question, lang)

@@ -125,8 +125,18 @@ def on_topic(clause: str, question: str, lang: str) -> bool:
 
 @lru_cache(maxsize=1 << 14)
 def _zh_terms(question: str) -> tuple[str, ...]:
-    words = m.words(without_parties(question, "zh"), "zh")
-    return tuple(w for w in words if len(w) >= 2 and language.has_cjk(w) and w not in language.STOPWORDS["zh"])
+    text = without_parties(question, "zh")
+    words = m.words(text, "zh")
+    terms = [w for w in words if len(w) >= 2 and language.has_cjk(w) and w not in language.STOPWORDS["zh"]]
+    # Two single characters the segmenter split but the question writes together (尚欠 of "尚欠多少货款")
+    # are one term: what is owed is as much the topic as what it is owed for.
+    stop = language.STOPWORDS["zh"]
+    terms += [
+        a + b
+        for a, b in zip(words, words[1:], strict=False)
+        if len(a) == len(b) == 1 and language.has_cjk(a + b) and not {a, b} & stop and a + b in text
+    ]
+    return tuple(terms)
 
 
 def parties(text: str, lang: str) -> list[Party]:
