@@ -172,3 +172,26 @@ def test_a_cut_paste_stating_another_debt_owed_takes_a_position():
     for judge in (STRICT, LENIENT):
         lab = label("被告陈x6尚欠本金120,000元、利息8,5", ZH_OWED, (ZH_BANK,), judge)
         assert dims(lab) == ("attempted", "unsupported", "incorrect", "incomplete")
+
+
+def test_a_figure_closed_by_its_unit_at_the_cut_is_a_finished_claim():
+    # 元 (or %) closes a figure: whatever the cut took after it cannot change it, so the clause up to the unit
+    # is read; a figure without its unit, a bare 万, a duration or a date may still go on and close nothing.
+    for judge in (STRICT, LENIENT):
+        lab = label("第[1]段写明：“被告王x4尚欠货款56,320.50元", ZH_OWED, (ZH_SALE, ZH_WORKS), judge)
+        assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
+        lab = label("通读上述段落，答案的依据如下。被告王x4尚欠货款56,320.50元及违约", ZH_OWED, (ZH_SALE,), judge)
+        assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
+
+    def kept(text: str) -> str | None:
+        cand = Candidate("zq-owed/ctx/offline:x", "zq-owed/ctx", "offline:x", text, "length")
+        judged = as_judged(JudgeItem(cand, ZH_OWED, (ZH_SALE,), True, REFUSALS["zh"]))
+        return judged.candidate.text if judged else None
+
+    assert kept("被告王x4尚欠货款56,320.50元及违约") == "被告王x4尚欠货款56,320.50元"
+    assert kept("并处罚金人民币三千元") == "并处罚金人民币三千元"
+    assert kept("按借款利率上浮50%计") == "按借款利率上浮50%"
+    assert kept("被告王x4尚欠货款5万") is None
+    assert kept("被告王x4尚欠货款56,320") is None
+    assert kept("被告人犯盗窃罪,判处有期徒刑三年") == "被告人犯盗窃罪"
+    assert kept("合同于2020年4月") is None

@@ -50,6 +50,10 @@ _FINISHED = {
 # follows the last such mark is the unfinished tail ("被告尚欠本金218,452.37元、利息及罚息9" states the
 # principal). A colon opens what follows and closes nothing ("第[1]段写明：" states nothing by itself).
 _CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9])")}
+# A figure closed by its unit, 元 or %, is whole whatever the cut leaves after it ("吴某尚欠货款63,500元" states
+# the debt; "本金218,452." does not): the clause up to its unit is finished. A duration, a date or a bare 万
+# may still go on (三年 -> 三年六个月, 3万 -> 3万5千元), so they close nothing.
+_FIGURE_END = {"zh": re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千]+)[万亿]?元|[0-9０-９][0-9０-９.]*[%％]")}
 
 
 def cut_off(item: JudgeItem) -> bool:
@@ -67,6 +71,7 @@ def as_judged(item: JudgeItem) -> JudgeItem | None:
     ends = [m.end() for m in _FINISHED[lang].finditer(text)]
     if lang in _CLAUSE_END:
         ends += [m.start() for m in _CLAUSE_END[lang].finditer(text)]
+        ends += [m.end() for m in _FIGURE_END[lang].finditer(text)]
     end = max(ends) if ends else 0
     kept = text[:end].strip()
     if not kept:
