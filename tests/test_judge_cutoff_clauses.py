@@ -50,6 +50,13 @@ def dims(lab) -> tuple:
     return lab.behaviour, lab.faithfulness, lab.correctness, lab.completeness
 
 
+def kept(text: str) -> str | None:
+    """What a judge reads of a reply cut off at the token cap (None: nothing finished, unusable)."""
+    cand = Candidate("zq-owed/ctx/offline:x", "zq-owed/ctx", "offline:x", text, "length")
+    judged = as_judged(JudgeItem(cand, ZH_OWED, (ZH_SALE,), True, REFUSALS["zh"]))
+    return judged.candidate.text if judged else None
+
+
 def test_a_chinese_clause_closed_before_the_cut_is_read():
     # The principal is stated in a clause closed by 、; the interest figure after it is the unfinished tail.
     for judge in (STRICT, LENIENT):
@@ -101,11 +108,6 @@ def test_an_order_before_the_cut_answers_how_the_case_was_decided():
 
 
 def test_what_a_cut_chinese_answer_is_read_on():
-    def kept(text: str) -> str | None:
-        cand = Candidate("zq-owed/ctx/offline:x", "zq-owed/ctx", "offline:x", text, "length")
-        judged = as_judged(JudgeItem(cand, ZH_OWED, (ZH_SALE,), True, REFUSALS["zh"]))
-        return judged.candidate.text if judged else None
-
     assert kept("被告王x4尚欠货款56,320.50元、违约金4") == "被告王x4尚欠货款56,320.50元"
     assert kept("原告为本案支付保全费1,500元,被告王x4尚欠") == "原告为本案支付保全费1,500元"
     # The point of a figure cut in two, a thousands comma and a colon close nothing.
@@ -182,11 +184,6 @@ def test_a_figure_closed_by_its_unit_at_the_cut_is_a_finished_claim():
         assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
         lab = label("通读上述段落，答案的依据如下。被告王x4尚欠货款56,320.50元及违约", ZH_OWED, (ZH_SALE,), judge)
         assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
-
-    def kept(text: str) -> str | None:
-        cand = Candidate("zq-owed/ctx/offline:x", "zq-owed/ctx", "offline:x", text, "length")
-        judged = as_judged(JudgeItem(cand, ZH_OWED, (ZH_SALE,), True, REFUSALS["zh"]))
-        return judged.candidate.text if judged else None
 
     assert kept("被告王x4尚欠货款56,320.50元及违约") == "被告王x4尚欠货款56,320.50元"
     assert kept("并处罚金人民币三千元") == "并处罚金人民币三千元"
