@@ -249,3 +249,22 @@ def test_a_sampled_llm_judge_is_measured_on_a_test_half_sample(tmp_path):
     assert "on a sample of 3 test-half items drawn the same way, English only" in "\n".join(render(summary(report)))
     text = "\n".join(render(summary(skipped)))
     assert f"`{spec}` is not measured on the validation set in this run (judge_eval.llm_items: 0)" in text
+
+
+def test_passages_stored_once_read_as_inline_ones(tmp_path):
+    from pipeline.judges.validation_passages import TABLE, compact
+
+    records = [item(1, "HK$50,000.", ATTEMPT_OK), item(2, "HK$50,000.", ATTEMPT_OK)]
+    write(tmp_path / "en.jsonl", records)
+    inline = read_validation([tmp_path / "en.jsonl"])
+    assert compact(tmp_path) == sum(len(r["passages"]) for r in records)
+    stored = [json.loads(line) for line in (tmp_path / "en.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(isinstance(k, str) for r in stored for k in r["passages"])
+    table = (tmp_path / TABLE).read_text(encoding="utf-8").splitlines()
+    assert len(table) == len({json.dumps(p, sort_keys=True) for r in records for p in r["passages"]})
+    assert read_validation([tmp_path / "en.jsonl"]) == inline
+    # A key the table does not hold stops with the item's line and the passage's place.
+    write(tmp_path / "en.jsonl", [{**stored[0], "passages": ["0123456789abcdef"]}])
+    with pytest.raises(InputError, match="unknown passage key") as err:
+        read_validation([tmp_path / "en.jsonl"])
+    assert (err.value.line, err.value.field) == (1, "passages[0]")

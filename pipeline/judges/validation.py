@@ -25,6 +25,7 @@ from typing import Literal
 from pipeline.agreement import cohen
 from pipeline.io import InputError, iter_json
 from pipeline.judges.base import JudgeItem
+from pipeline.judges.validation_passages import read_table, resolve
 from pipeline.records import (
     LABEL_DIMENSIONS,
     QA,
@@ -80,14 +81,17 @@ def half_of(qa_id: str) -> str:
 def read_validation(files: Iterable[Path]) -> list[ValidationItem]:
     """Every item of `files`, checked: the schema, the reader's labels against the conventions (the
     second-stage dimensions set exactly when behaviour is attempted), the passages in the context's
-    order, the half from the question id, ids unique across files. A bad item stops with file, line and
+    order, the half from the question id, ids unique across files. Passages named by their key are read
+    from the folder's table (pipeline/judges/validation_passages.py). A bad item stops with file, line and
     field."""
     items: list[ValidationItem] = []
     seen: dict[str, tuple[Path, int]] = {}
+    tables: dict[Path, dict] = {}
     for path in files:
+        table = tables.setdefault(path.parent, read_table(path.parent))
         for number, obj in iter_json(path):
             try:
-                item = parse(ValidationItem, obj)
+                item = parse(ValidationItem, resolve(obj, table, path, number))
                 _check(item)
             except RecordError as exc:
                 raise InputError(path, number, exc.field, exc.message) from None
