@@ -501,6 +501,9 @@ class RewardParams:
     # Items scored per model call of the command and the rerank stage: bounds the hidden states kept for a
     # shared trunk, and is the step of the progress bar.
     chunk_items: Count = 64
+    # Test contexts the rerank stage scores: a seeded sample (pipeline/sampling.py), for a CPU budget; the
+    # report says how many of how many.
+    rerank_max_contexts: Annotated[int, Range(0, note="0 = all")] = 0
     serve: ServeParams = field(default_factory=ServeParams)
 
 

@@ -475,3 +475,19 @@ def test_header_says_which_preference_hierarchy_the_numbers_use():
     grounded = dataclasses.replace(prm, pairs=dataclasses.replace(prm.pairs, hierarchy="grounded"))
     lines = report.header_lines(grounded, {}, {"corpora": {"pairs": {}, "pairs_grounded": {}}}, {})
     assert "use `grounded` (pairs.hierarchy); `pairs_grounded` and its runs use `grounded`" in lines[-1]
+
+
+def test_header_names_every_cap_of_a_capped_profile():
+    """The real profile runs under seeded caps for its CPU budget (params/real.yaml); the report header names
+    each, with the value the params file gives, and the uncapped default names none."""
+    root = Path(__file__).resolve().parents[1]
+    raw = yaml.safe_load((root / "params/real.yaml").read_text(encoding="utf-8"))
+    lines = report.header_lines(params_mod.load(root / "params/real.yaml"), {}, {}, {})
+    [caps] = [line for line in lines if line.startswith("- Other stages of this run are capped too")]
+    [(generator, budget)] = raw["generate"]["budgets"].items()
+    assert f"generate.budgets {generator} {budget} questions" in caps
+    assert f"judge_eval.llm_items {raw['judge_eval']['llm_items']} " in caps
+    assert f"reward.rerank_max_contexts {raw['reward']['rerank_max_contexts']} " in caps
+    assert f"irac.max_decisions {raw['irac']['max_decisions']} " in caps
+    assert f"- Training caps: max_pairs {raw['train']['max_pairs']}." in lines
+    assert not [line for line in report.header_lines(params_mod.Params(), {}, {}, {}) if "capped" in line]

@@ -160,6 +160,33 @@ def test_the_stage_reranks_every_test_context_of_the_tiny_project(tmp_path):
     assert picks[0]["rewards"]["dpo-pairs-s1/ref_sum"] == pytest.approx(scored.scores["ref_sum"], abs=1e-4)
 
 
+def test_a_context_cap_scores_the_seeded_sample_and_says_so(tmp_path):
+    """reward.rerank_max_contexts: the contexts of smallest stable_hash(seed, "rerank", id), each scored as in
+    the uncapped run, and the report names the cap."""
+    import yaml
+
+    from pipeline.text import stable_hash
+
+    root = reward_project.build(tmp_path, top_layers=True)
+    run_rerank(root)
+    full = {p["context_id"]: p for p in map(json.loads, (root / "data/rerank/picks.jsonl").read_text().splitlines())}
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params.setdefault("reward", {})["rerank_max_contexts"] = 3
+    (root / "params.yaml").write_text(yaml.safe_dump(params))
+    details = run_rerank(root)
+    picks = [json.loads(line) for line in (root / "data/rerank/picks.jsonl").read_text().splitlines()]
+    expected = sorted(full, key=lambda cid: (stable_hash(params["seed"], "rerank", cid), cid))[:3]
+    assert sorted(p["context_id"] for p in picks) == sorted(expected)
+    for p in picks:
+        uncapped = full[p["context_id"]]["rewards"]
+        assert p["rewards"].keys() == uncapped.keys()
+        assert all(p["rewards"][m] == pytest.approx(uncapped[m], abs=1e-4) for m in uncapped)
+    assert details["contexts"]["available"] == 8 and details["contexts"]["scored"] == 3
+    assert details["contexts"]["cap"] == 3
+    report = (root / "reports/rerank.md").read_text(encoding="utf-8")
+    assert "a seeded sample of 3 of the 8 `test` contexts (reward.rerank_max_contexts" in report
+
+
 @pytest.mark.slow
 def test_the_rerank_stage_runs_in_the_smoke_pipeline(smoke_repo: Path):
     """dvc repro of the smoke profile ran the stage after the adapters: every test context of the paired

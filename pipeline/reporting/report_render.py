@@ -84,7 +84,23 @@ def header_lines(prm: params_mod.Params, base_meta: dict, scores_meta: dict, dat
              if v not in (None, -1, 0)}
     if extra:
         lines.append("- Training caps: " + ", ".join(f"{k} {v}" for k, v in extra.items()) + ".")
+    others = stage_caps(prm)
+    if others:
+        lines.append("- Other stages of this run are capped too (seeded samples, for the CPU budget; each stage's "
+                     "report says so): " + "; ".join(others) + ".")
     return lines
+
+
+def stage_caps(prm: params_mod.Params) -> list[str]:
+    """The caps the stages before and beside this report ran under, as "param value" phrases."""
+    caps = [f"generate.budgets {g} {n} questions" for g, n in sorted(prm.generate.budgets.items())]
+    if prm.judge_eval.llm_items and any(j.startswith("llm:") for j in prm.judge.judges):
+        caps.append(f"judge_eval.llm_items {prm.judge_eval.llm_items} (validation items per sampled LLM judge)")
+    if prm.reward.rerank_max_contexts:
+        caps.append(f"reward.rerank_max_contexts {prm.reward.rerank_max_contexts} (best-of-n contexts)")
+    if prm.irac.max_decisions and any(s != "rule" for s in prm.irac.systems):
+        caps.append(f"irac.max_decisions {prm.irac.max_decisions} (decisions of the model IRAC systems)")
+    return caps
 
 
 # The explore stage's page, relative to reports/report.md.

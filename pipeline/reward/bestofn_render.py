@@ -54,10 +54,14 @@ def render(details: dict[str, Any]) -> str:
     variants = list(details["variants"])
     low, high = c["answers_min"], c["answers_max"]
     answers = str(low) if low == high else f"{low} to {high}"
+    available = c.get("available", c["scored"])
+    which = (f"a seeded sample of {c['cap']} of the {available} `{details['split']}` contexts "
+             "(reward.rerank_max_contexts, a cap for the CPU budget)" if c.get("cap") and available > c["cap"]
+             else f"every `{details['split']}` context")
     out = [
         "# Best-of-n: do the reward models pick better answers?",
         "",
-        f"**What ran:** profile `{details['profile']}`; every `{details['split']}` context of the paired variants "
+        f"**What ran:** profile `{details['profile']}`; {which} of the paired variants "
         f"({', '.join(variants)}): {c['scored']} contexts with {answers} answers each "
         f"(panel: {', '.join(f'`{g}`' for g in details['generators'])}). Each system picks one answer per "
         f"context; a pick is ideal by the primary judge `{details['judge']}`: on an answerable context attempted, "

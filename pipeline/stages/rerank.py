@@ -1,4 +1,5 @@
-"""Stage `rerank`: best-of-n. On every test context (report.main_split, the variants pairs.variants pairs) the
+"""Stage `rerank`: best-of-n. On every test context (report.main_split, the variants pairs.variants pairs; a
+seeded sample of reward.rerank_max_contexts of them where that caps the CPU time) the
 base model and every adapter of train.runs pick one of the panel's answers, under each scoring they give;
 reports/rerank.md says how often each pick is ideal by the primary judge, against a random pick, each
 generator alone, the passage-blind rule and the oracle (pipeline/reward/bestofn.py).
@@ -33,6 +34,7 @@ from pipeline.reward.bestofn import BLIND, ORACLE, RANDOM, Reranked, analyse, pi
 from pipeline.reward.bestofn_render import render
 from pipeline.reward.engine import BASE, PLAIN_SCORINGS, REF_SCORINGS, score_models, scorings, trunk_split
 from pipeline.reward.items import Item
+from pipeline.sampling import seeded_sample
 from pipeline.scoring.encode import EncodedItem
 from pipeline.stages import path_options, run, start
 from pipeline.stages.score import run_adapters
@@ -64,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     if not contexts:
         raise InputError(Path(args.interim) / "contexts.jsonl", None, None,
                          f"no answered context of the variants {p.variants} in split {split!r}: nothing to rerank")
+    answered = len(contexts)
+    contexts = seeded_sample(contexts, params.reward.rerank_max_contexts, params.seed, "rerank")
+    if len(contexts) < answered:
+        log.info("a seeded sample of %d of the %d test contexts (reward.rerank_max_contexts)", len(contexts), answered)
     refusals = params.generate.refusal_by_language()
 
     from pipeline.models import load_base, load_with_adapter
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         model_scorings(names, params.report.main_scoring)
     rp = params.report
     results = analyse(reranked, generators, systems, rp.bootstrap_resamples, rp.bootstrap_seed)
-    details = details_of(params, results, systems, reranked, generators, fit, split, primary)
+    details = details_of(params, results, systems, reranked, generators, fit, split, primary, answered)
     with atomic_dir(args.out) as tmp:
         write_records(tmp / paths.RERANK_PICKS.relative_to(paths.RERANK), pick_records(reranked, generators))
     write_json(args.details, details)
@@ -131,14 +137,17 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def details_of(params: Params, results: dict[str, Any], systems: list[str], reranked: list[Reranked],
-               generators: list[str], fit: dict[str, int], split: str, primary: str) -> dict[str, Any]:
+               generators: list[str], fit: dict[str, int], split: str, primary: str,
+               available: int) -> dict[str, Any]:
     sizes = [len(r.candidates) for r in reranked]
     return {
         "profile": params.profile, "split": split, "judge": primary, "seed": params.seed,
         "variants": [v for v in params.pairs.variants if any(r.context.variant == v for r in reranked)],
         "languages": sorted({r.language for r in reranked}), "generators": generators,
         "models": [BASE, *run_names(params.train)], "order": systems, "systems": results, "fit": fit,
-        "contexts": {"scored": len(reranked), "answers_min": min(sizes), "answers_max": max(sizes),
+        # available: the answered test contexts before reward.rerank_max_contexts's sample (cap, 0 = none)
+        "contexts": {"available": available, "cap": params.reward.rerank_max_contexts,
+                     "scored": len(reranked), "answers_min": min(sizes), "answers_max": max(sizes),
                      "decisive": sum(bool(r.ideal.any() and not r.ideal.all()) for r in reranked),
                      "with_ideal": sum(bool(r.ideal.any()) for r in reranked)},
         "max_length": params.score.max_length, "overlong": params.train.overlong,
