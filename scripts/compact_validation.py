@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipeline.judges.validation_passages import compact
+from pipeline.judges.validation_passages import TABLE, compact
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "data/validation")
-    print(f"{compact(folder)} inline passages moved into {folder / 'shared' / 'passages.jsonl'}")
+    print(f"{compact(folder)} inline passages moved into {folder / TABLE}")
