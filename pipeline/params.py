@@ -404,9 +404,10 @@ class TrainParams:
     # "drop_distractors" removes whole distractor passages (never the gold one, the question or the rules)
     # until it fits; "drop" leaves it out. Every case is counted per variant in the report.
     overlong: Literal["drop_distractors", "drop"] = "drop_distractors"
-    # DPO's log-probs (pipeline/training/dpo.py): "shared" = our fused kernel with each pair's prompt run once
-    # and the layers below train.lora.top_layers run once for policy and reference; "kernel" = the fused
-    # kernel on TRL's rows; "trl" = TRL's own. All three give TRL's loss.
+    # Training log-probs. DPO (pipeline/training/dpo.py): "shared" = our fused kernel with each pair's prompt
+    # run once and the layers below train.lora.top_layers run once for policy and reference; "kernel" = the
+    # fused kernel on TRL's rows; "trl" = TRL's own. SFT (pipeline/training/sft.py): "shared" and "kernel" =
+    # the fused kernel on the response tokens only; "trl" = TRL's own. Every path gives TRL's loss.
     logprobs: Literal["shared", "kernel", "trl"] = "shared"
     # Outside preference pairs (prompt, chosen, rejected): a training corpus part ("external") and, when
     # score.corpora lists "external", an extra held-out evaluation corpus (transfer evaluation).
@@ -587,7 +588,7 @@ _SHARED_RUN_PARAMS = ("seed", "train.lora", "train.lr", "train.epochs", "train.b
                       "train.trainer_kwargs")
 RUN_PARAMS = {
     "dpo": (*_SHARED_RUN_PARAMS, "train.beta", "train.loss_type", "train.logprobs"),
-    "sft": _SHARED_RUN_PARAMS,
+    "sft": (*_SHARED_RUN_PARAMS, "train.logprobs"),
 }
 
 

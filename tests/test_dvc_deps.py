@@ -311,6 +311,8 @@ SFT_RUNS = {"train_sft@pairs-s0", "train_sft@pairs_aug-s0"}
     ("train.beta", DPO_RUNS | {"report"}),
     ("train.loss_type", DPO_RUNS | {"report"}),
     ("train.lr", DPO_RUNS | SFT_RUNS | {"report"}),
+    # Both objectives take their log-probs from the kernel or TRL by it (the report reads every train param).
+    ("train.logprobs", DPO_RUNS | SFT_RUNS | {"report"}),
     ("train.lora.r", DPO_RUNS | SFT_RUNS | {"report"}),
     # The over-long policy is shared by training and scoring.
     ("train.overlong", DPO_RUNS | SFT_RUNS | {"score", "rerank", "report"}),

@@ -229,6 +229,51 @@ def test_sft_loss_only_on_response_tokens(tokenizer, tmp_path):
     assert loss.item() == pytest.approx(nll.mean().item(), rel=1e-4)
 
 
+def _sft_loss_and_grads(tokenizer, rows, logprobs: str, out_dir: str, top_layers: int, items: int | None):
+    model = tiny_model(tokenizer, seed=7)
+    lora = LoraParams(r=4, alpha=8, dropout=0.0, top_layers=top_layers)
+    trainer = build_trainer(model, tokenizer, rows, "sft", tiny_train_params(logprobs=logprobs, lora=lora), 0,
+                            out_dir)
+    assert trainer.logprobs_mode == logprobs  # no silent fallback to another path
+    torch.manual_seed(1)
+    with torch.no_grad():  # off the zero init, so the adapter's gradients are not trivially alike
+        for name, p in trainer.model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.02)
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(len(rows))])
+    trainer.model.train()
+    loss = trainer.compute_loss(trainer.model, batch, num_items_in_batch=items)
+    loss.backward()
+    grads = {n: p.grad.clone() for n, p in trainer.model.named_parameters() if p.requires_grad}
+    metrics = {k: trainer._metrics["train"][k][-1] for k in ("entropy", "mean_token_accuracy", "num_tokens")}
+    return loss.detach(), grads, metrics
+
+
+@pytest.mark.parametrize("logprobs,top_layers,items", [("kernel", 0, None), ("shared", 1, None), ("shared", 0, 40)])
+def test_sft_kernel_path_matches_trl(tokenizer, tmp_path, logprobs, top_layers, items):
+    # Rows of different prompt and response lengths (padding matters); `items` stands for gradient
+    # accumulation's token count over several micro-batches, which the loss divides by instead of its own.
+    rows = tokenize([example(i, prompt_words=10 + 7 * i, chosen_words=3 + 2 * i) for i in range(4)],
+                    tokenizer, 10_000, "drop")
+    # Half of each response is the base model's own greedy continuation, so the top-1 accuracy is not 0.
+    model = tiny_model(tokenizer, seed=7)
+    for row in rows:
+        half = len(row["chosen_ids"]) // 2 + 1
+        prompt = torch.tensor([row["prompt_ids"]])
+        greedy = model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=half, do_sample=False,
+                                pad_token_id=0)[0, prompt.shape[1]:].tolist()
+        row["chosen_ids"] = greedy + row["chosen_ids"][half:]
+    loss_k, grads_k, met_k = _sft_loss_and_grads(tokenizer, rows, logprobs, str(tmp_path), top_layers, items)
+    loss_t, grads_t, met_t = _sft_loss_and_grads(tokenizer, rows, "trl", str(tmp_path), top_layers, items)
+    assert loss_k.item() == pytest.approx(loss_t.item(), rel=1e-5)
+    assert grads_k.keys() == grads_t.keys() and len(grads_k) > 0
+    for name in grads_k:
+        assert torch.allclose(grads_k[name], grads_t[name], rtol=1e-4, atol=1e-6), name
+    assert 0 < met_k["mean_token_accuracy"] < 1
+    for key in ("entropy", "mean_token_accuracy", "num_tokens"):
+        assert met_k[key] == pytest.approx(met_t[key], rel=1e-5), key
+
+
 # ------------------------------------------------------------------------------------------- DPO
 def _dpo_loss_and_grads(tokenizer, rows, logprobs: str, out_dir: str, top_layers: int = 0):
     model = tiny_model(tokenizer, seed=7)

@@ -18,7 +18,7 @@ import torch
 from datasets import Dataset
 from peft import LoraConfig
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerCallback
-from trl import DPOConfig, SFTConfig, SFTTrainer
+from trl import DPOConfig, SFTConfig
 
 from pipeline import distributed
 from pipeline.io import NonFiniteError
@@ -26,6 +26,7 @@ from pipeline.params import OBJECTIVES, ParamsError, TrainParams
 from pipeline.training.data import sft_rows
 from pipeline.training.dpo import KernelDPOTrainer
 from pipeline.training.live import LiveCurves
+from pipeline.training.sft import KernelSFTTrainer
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +144,8 @@ def _trainer(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, rows: S
     if objective == "sft":
         data = Dataset.from_list(sft_rows(rows))
         args = _config(SFTConfig, t, seed, out_dir, dataset_kwargs={"skip_prepare_dataset": True})
-        return SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
-                          peft_config=lora_config(t, model.config.num_hidden_layers))
+        return KernelSFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer,
+                                peft_config=lora_config(t, model.config.num_hidden_layers), logprobs=t.logprobs)
     raise ValueError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
 
 
