@@ -19,6 +19,7 @@ from functools import lru_cache
 from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
+from pipeline.matching.anchors import CASE_NUMBER
 from pipeline.matching.parties import Party, cases, names_any, parties, without_cases
 from pipeline.records import Passage
 
@@ -94,7 +95,7 @@ def _at_submission(text: str, lang: str) -> list[str]:
 class PassageView:
     sentences: list[Sentence]
     parties: list[Party]
-    # The cases its heading names (a Chinese judgment's number or title).
+    # The cases its heading names (a Chinese judgment's number or title), and the number opening its text.
     cases: frozenset[str] = frozenset()
     decision: str = ""
 
@@ -104,7 +105,12 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     heading: a Chinese judgment's title names its parties)."""
     found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
-    return PassageView(found, named, cases(passage.heading, heading=True), passage.decision_id)
+    # A published judgment's first paragraph opens with its case number ("(2018)浙0782民初5617号。经审理查明
+    # ..."): the number a question prefixed at import names (pipeline/importers/standalone.py). One further
+    # in is often another court's, cited, so only the opening one counts.
+    opening = CASE_NUMBER.match(passage.text.lstrip())
+    own = cases(passage.heading, heading=True) | (cases(opening.group(0)) if opening else frozenset())
+    return PassageView(found, named, own, passage.decision_id)
 
 
 class ContextView:
@@ -123,6 +129,13 @@ class ContextView:
         # The decision a question bound to its document (本案, "the tenant", no name of its own) was
         # written on, when its gold passage is in the context: that question is about no other decision.
         self.home = home
+        # Passages of one decision name one case: its heading's title beside one passage, its number
+        # opening another (a reader sees both headings alike and puts the two together).
+        by_decision: dict[str, frozenset[str]] = {}
+        for p in passages:
+            if p.decision:
+                by_decision[p.decision] = by_decision.get(p.decision, frozenset()) | p.cases
+        self.cases = [by_decision.get(p.decision, p.cases) if p.decision else p.cases for p in passages]
         self.sentences = [
             Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i, s.roots)
             for i, p in enumerate(passages)
@@ -150,9 +163,10 @@ class ContextView:
         passage = self.passages[s.passage]
         if self.home is not None:
             return passage.decision == self.home
-        if not self.asked_cases or not passage.cases:
+        own = self.cases[s.passage]
+        if not self.asked_cases or not own:
             return None
-        return bool(passage.cases & self.asked_cases)
+        return bool(own & self.asked_cases)
 
     def about(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence can be about one of `subjects` (everyone, when there are none). When the

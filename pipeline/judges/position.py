@@ -15,7 +15,7 @@ from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
-from pipeline.matching.parties import names_any, parties, topic_words
+from pipeline.matching.parties import has_role, names_any, parties, topic_words
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
 
@@ -106,8 +106,12 @@ _ASKS_WHO = {
 }
 
 
+def asks_who(question: str, lang: str) -> bool:
+    return bool(_ASKS_WHO["zh" if lang == "zh" else "en"].search(question))
+
+
 def _names_who(clause: str, question: str, lang: str) -> bool:
-    if not _ASKS_WHO["zh" if lang == "zh" else "en"].search(question):
+    if not asks_who(question, lang):
         return False
     asked = parties(question, lang)
     if not any(not names_any([p], asked) for p in parties(clause, lang)):
@@ -219,6 +223,13 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             return True
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
     if cut_short and any(values.kinds(f, lang) for f in facts):
+        return False
+    # To a question asking who, a finished Chinese reply naming no party or role and offering no figure
+    # says nothing of what was asked, whatever words of it it holds ("约定承担连带保证责任" to who the
+    # guarantor is).
+    if lang == "zh" and asks_who(qa.question, lang) and not (
+        values.kinds(answer, lang) - values.SITUATING or parties(answer, lang) or has_role(answer, lang)
+    ):
         return False
     # To a question asking which court or company, only a named one answers.
     which = _names_which(answer, qa.question, lang)

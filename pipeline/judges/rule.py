@@ -28,7 +28,7 @@ from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.language import zh_forms
 from pipeline.matching import statements, values
 from pipeline.matching.anchors import has_anchor
-from pipeline.matching.parties import Party, cases, names_any, parties, topic_words, without_cases
+from pipeline.matching.parties import Party, cases, has_role, names_any, parties, topic_words, without_cases
 from pipeline.records import Label
 
 
@@ -309,10 +309,12 @@ class RuleJudge:
         if key and values.kinds(body, lang) and not values.kinds(body, lang) & key:
             # It offers a value, of another kind than asked (a prison term for a fine): another item.
             return "unsupported"
-        if not key and values.kinds(body, lang) and not parties(body, lang) and any(
-            parties(f, lang) for f in item.qa.facts
+        if not key and values.kinds(body, lang) and not parties(body, lang) and (
+            any(parties(f, lang) for f in item.qa.facts)
+            or position.asks_who(item.qa.question, lang) and not has_role(body, lang)
         ):
-            # A figure where a party is asked for (the fee for "who bears the fee"): another item.
+            # A figure where a party is asked for (the fee for "who bears the fee", a question the set marks
+            # impossible included): another item.
             return "unsupported"
         claimed = values.values(body, key, lang) if key else m.numbers(body, lang)
         if claimed and stating is not None:
@@ -386,7 +388,9 @@ class RuleJudge:
             if line is None:
                 return "unsupported"
             return "supported" if lead == line else "contradicted"
-        verdict, best = self._support(body, pool, lang, lead, question, reported)
+        # The claim the court cut down is quoted with the court's answer to it: it supports that answer.
+        cut = stating is not None and _cut_down(question, stating.text, lang)
+        verdict, best = self._support(body, pool, lang, lead, question, reported or cut)
         if line is not None and line != lead:
             return "contradicted"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
@@ -416,8 +420,18 @@ class RuleJudge:
             ) == m.is_negative(holding, lang)
             return stating, ref_line if same else _flip(ref_line)
         topic = topic_words(question, lang)
-        best, recall = ev.align(topic, [s for s in pool if not s.statement])
+        # Asked whether the court upheld a claim, the sentence reporting the claim with the court's answer
+        # to it ("原告主张按日万分之五计算违约金,过高,本院调整为按年利率6%计算") is the answer, submission or not.
+        candidates = [s for s in pool if not s.statement or _cut_down(question, s.text, lang)]
+        best, recall = ev.align(topic, candidates)
         if best is None or recall < self.cfg.question_recall - 1e-9:
+            return None, None
+        if _cut_down(question, best.text, lang):
+            return best, "no"
+        # A sentence on the question's setting is no answer to what it asks whether: "被告于同年8月15日搬离"
+        # says nothing of 是否有损坏, nor an accident's finding of 是否饮酒 (an impossible question stays so).
+        asked = _whether_words(question, lang)
+        if asked and not asked & best.words:
             return None, None
         return best, ev.bottom_line(question, ev.answering_clause(topic, best, lang), lang)
 
@@ -567,6 +581,30 @@ class RuleJudge:
         return "complete" if present >= needed else "incomplete"
 
 
+# What a Chinese yes/no question asks whether: the words after 是否 (有没有, 有无, 是不是, 能否), names and
+# roles aside, without the verbs of a court's response that a finding rarely repeats (支持, 采信, ...).
+_WHETHER_ZH = re.compile(r"(?:是否|有没有|有无|是不是|能否)(.+)$")
+_RESPONSE_VERBS = frozenset("支持 采信 采纳 认可 准许 同意 表示 存在 进行 构成 属于".split())
+
+
+# A question on the court's answer to a claim, and a court's answer that cuts the claim down (an excessive
+# penalty rate "过高" and "调整为" another): not upheld, though no negation is written.
+_RESPONSE_ZH = re.compile(r"是否(?:支持|采纳|采信|准许|认可|同意)")
+_ADJUSTED_ZH = re.compile(r"过高|过低|(?:本院|法院)[^，,。；;]{0,6}(?:调整为|调整至|酌定为|予以调整|酌情调整)")
+
+
+def _cut_down(question: str, sentence: str, lang: str) -> bool:
+    """Whether, asked if the court upheld a claim, the sentence reports it cut down: not upheld."""
+    return lang == "zh" and bool(_RESPONSE_ZH.search(question)) and bool(_ADJUSTED_ZH.search(sentence))
+
+
+def _whether_words(question: str, lang: str) -> set[str]:
+    found = _WHETHER_ZH.search(without_cases(question)) if lang == "zh" else None
+    if not found:
+        return set()
+    return topic_words(found.group(1), lang) - _RESPONSE_VERBS
+
+
 def _flip(line: str) -> str:
     return "no" if line == "yes" else "yes"
 
@@ -644,7 +682,9 @@ def _same_parties(sentence: str, asked: list[Party], lang: str) -> bool:
 
 def _gives(lead: str, question: str, statement: Sentence, lang: str) -> bool:
     """Whether `statement` answers `question` with `lead`, or is not about the question at all."""
-    return not ev.on_topic(question, statement, lang) or lead == ev.bottom_line(question, statement, lang)
+    if not ev.on_topic(question, statement, lang):
+        return True
+    return lead == ("no" if _cut_down(question, statement.text, lang) else ev.bottom_line(question, statement, lang))
 
 
 def _all_numbers(pool: list[Sentence]) -> set[str]:

@@ -80,6 +80,11 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     return frozenset(found | {t.strip() for t in titles if t.strip()})
 
 
+def has_role(text: str, lang: str) -> bool:
+    """Whether a Chinese text names a party by its role (原告, 被告人, 上诉人; not 本案 or 该案)."""
+    return lang == "zh" and any(r not in ("本案", "该案") for r in _ZH_ROLES.findall(text))
+
+
 def without_cases(text: str) -> str:
     """The text without the cases it names (a case number, a title in 《》, an English "In Chan v Wong,"
     frame): what a standalone question asks, not which judgment it is about."""
@@ -118,7 +123,9 @@ def on_topic(clause: str, question: str, lang: str) -> bool:
     年利率), as a reader looks for the thing asked."""
     if lang == "zh":
         terms = _zh_terms(question)
-        return not terms or any(t in clause for t in terms)
+        # A name holding a topic's character is no topic word (the 钱 of 钱1 for "借了多少钱").
+        bare = without_parties(clause, "zh")
+        return not terms or any(t in bare for t in terms)
     topic = _topic_words(question, lang)
     return not topic or bool(topic & m.haystack(clause, lang))
 

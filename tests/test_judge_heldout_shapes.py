@@ -1,0 +1,151 @@
+"""Rules the held-out published-style judgments (tests/fixtures/zh_heldout) showed missing (docs/method.md
+§4): a case number that opens a judgment's first paragraph names every passage of that judgment; a count
+or a grade is a value (五人, 九级伤残); a yes/no question is answered only by a sentence holding what it asks
+whether; a claim the court cut down (过高, 调整为) was not upheld; a finished Chinese reply naming no one
+and offering no figure answers no who-question. Hand-built records, hand-checked labels
+(none of them is a validation item)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.judges import JudgeItem, RuleJudge
+from pipeline.params import Params
+from pipeline.records import QA, Candidate, Passage
+
+STRICT, LENIENT = RuleJudge("strict"), RuleJudge("lenient")
+REFUSAL = Params().generate.refusal_by_language()["zh"]
+
+# One traffic judgment in two paragraphs: the number opens the first, the title heads both.
+TITLE = "孙x5诉李0机动车交通事故责任纠纷一审民事判决书"
+HEAD = Passage("tj/p1", "tj", "tj", TITLE, "(2018)浙0782民初5617号。原告:孙x5,女。被告:李0,男。委托诉讼代理人:赵0,律师。")
+FACTS = Passage(
+    "tj/p2", "tj", "tj", TITLE,
+    "经审理查明:被告李0驾驶小型轿车与原告孙x5相撞,致原告受伤。原告住院治疗21天,经鉴定,原告的伤情构成九级伤残。"
+    "原告的各项损失合计187,306.40元。",
+)
+# Another judgment, with its own number, and a fraud judgment naming its victims by count.
+OTHER = Passage("ot/p1", "ot", "ot", "钱1与郑x2房屋租赁合同纠纷一审民事判决书",
+                "(2018)皖0104民初1234号。被告郑x2应支付租金19,250元,押金7,000元可抵扣租金。原告各项损失合计12,250元。")
+FRAUD = Passage("fr/p1", "fr", "fr", "（2017）豫0105刑初1189号 赵0诈骗罪一审刑事判决书",
+                "公诉机关指控:被告人赵0以办理签证为由,先后骗取被害人王某、张某等五人人民币共计136,000元。"
+                "判决如下:被告人赵0犯诈骗罪,判处有期徒刑三年六个月,并处罚金人民币20,000元。")
+LEASE = Passage("ls/p1", "ls", "ls", "钱1与郑x2房屋租赁合同纠纷一审民事判决书",
+                "原告钱1与被告郑x2签订房屋租赁合同,约定月租金3,500元。被告于2018年8月15日搬离。")
+SALE = Passage("sl/p1", "sl", "sl", "青岛某建材有限公司与刘x3买卖合同纠纷一审民事判决书",
+               "被告刘x3尚欠货款95,800元。原告主张按日万分之五计算逾期付款违约金,过高,本院调整为按年利率6%计算。"
+               "判决如下:被告刘x3支付原告货款95,800元及逾期付款违约金。")
+LOAN = Passage("ln/p1", "ln", "ln", "郑x2诉韩0、钱1民间借贷纠纷一审民事判决书",
+               "被告韩0向原告郑x2借款200,000元,被告钱1在借条上以保证人身份签字,约定承担连带保证责任。")
+
+CASE = "在(2018)浙0782民初5617号案中，"
+LOSS = QA("h-loss", CASE + "原告的各项损失合计多少?", "187,306.40元", "tj/p2", "tj", "factual", ["187,306.40元"], [])
+AGENT = QA("h-agent", CASE + "原告的委托诉讼代理人是谁?", "赵0", "tj/p1", "tj", "factual", ["赵0"], [])
+VICTIMS = QA("h-victims", "在（2017）豫0105刑初1189号案中，被告人骗取了几名被害人的钱财?", "五人", "fr/p1", "fr", "factual",
+             ["五人"], [])
+GRADE = QA("h-grade", CASE + "原告的伤残等级是几级?", "九级伤残", "tj/p2", "tj", "factual", ["九级伤残"], [])
+DAMAGE = QA("h-damage", "在《钱1与郑x2房屋租赁合同纠纷一审民事判决书》中，被告搬离后房屋是否有损坏?", "", "ls/p1", "ls",
+            "factual", [], [])
+PENALTY = QA("h-penalty", "在《青岛某建材有限公司与刘x3买卖合同纠纷一审民事判决书》中，法院是否支持按日万分之五计算违约金?",
+             "否", "sl/p1", "sl", "yesno", ["否"], [])
+FINE = QA("h-fine", "在（2017）豫0105刑初1189号案中，被告人被判处多少罚金?", "人民币20,000元", "fr/p1", "fr", "factual",
+          ["人民币20,000元"], [])
+GUARANTOR = QA("h-guarantor", "在《郑x2诉韩0、钱1民间借贷纠纷一审民事判决书》中，本案的保证人是谁?", "钱1", "ln/p1", "ln",
+               "factual", ["钱1"], [])
+FEE_WHO = QA("h-fee", CASE + "二审案件受理费由谁负担?", "", "tj/p1", "tj", "factual", [], [])
+
+
+def label(text: str, qa: QA, passages: tuple[Passage, ...], judge: RuleJudge = STRICT, answerable: bool = True):
+    cand = Candidate(f"{qa.id}/ctx/gen:x", f"{qa.id}/ctx", "gen:x", text, "stop")
+    return judge.judge_one(JudgeItem(cand, qa, passages, answerable, REFUSAL))
+
+
+def dims(lab):
+    return lab.behaviour, lab.faithfulness, lab.correctness
+
+
+@pytest.mark.parametrize("judge", [STRICT, LENIENT])
+def test_a_case_number_opening_the_first_paragraph_names_the_whole_judgment(judge):
+    # The question names its case by the number its first paragraph opens with; the figure is in the
+    # second paragraph, headed only by the title. Both are that case's, the other judgment's is not.
+    lab = label("第[2]段写明：“原告的各项损失合计187,306.40元。”", LOSS, (OTHER, HEAD, FACTS), judge)
+    assert dims(lab) == ("attempted", "fully_supported", "correct")
+    lab = label("原告赵0的委托诉讼代理人。", AGENT, (HEAD,), judge)
+    quoted = label("委托诉讼代理人:赵0,律师。", AGENT, (OTHER, HEAD), judge)
+    assert quoted.faithfulness == "fully_supported"
+    wrong = label("原告各项损失合计12,250元。", LOSS, (OTHER, HEAD, FACTS), judge)
+    assert wrong.faithfulness in ("unsupported", "contradicted")
+    assert wrong.correctness == "incorrect"
+
+
+def test_a_number_further_in_names_no_case():
+    # A first-instance number cited inside an appeal's text is another court's: the passage stays unnamed.
+    appeal = Passage("ap/p1", "ap", "ap", "某物流有限公司与马x6运输合同纠纷二审民事判决书",
+                     "上诉人某物流有限公司不服(2018)浙0782民初5617号民事判决,提起上诉。原告的各项损失合计86,000元。")
+    lab = label("原告的各项损失合计86,000元。", LOSS, (appeal, HEAD, FACTS))
+    assert lab.faithfulness in ("unsupported", "contradicted")
+
+
+@pytest.mark.parametrize("text, qa", [
+    ("先后骗取被害人王某、张某等五人人民币共计136,000元。", VICTIMS),
+    ("经鉴定,原告的伤情构成九级伤残。", GRADE),
+])
+def test_a_count_or_a_grade_is_the_value_asked(text, qa):
+    passages = (FRAUD,) if qa is VICTIMS else (HEAD, FACTS)
+    for judge in (STRICT, LENIENT):
+        assert dims(label(text, qa, passages, judge)) == ("attempted", "fully_supported", "correct"), text
+
+
+def test_a_wrong_count_is_not_the_right_one():
+    lab = label("先后骗取被害人王某、张某等三人。", VICTIMS, (FRAUD,))
+    assert lab.correctness == "incorrect"
+    assert lab.faithfulness in ("unsupported", "contradicted")
+
+
+@pytest.mark.parametrize("text", ["是。", "否。", "否。第[1]段写明：“被告于2018年8月15日搬离。”"])
+def test_a_yes_no_nothing_in_the_context_speaks_of_is_unsupported(text):
+    # The sentence on the move-out says nothing of damage: no sentence answers, so neither 是 nor 否 rests
+    # on one, and neither is contradicted.
+    lab = label(text, DAMAGE, (LEASE, SALE), answerable=False)
+    assert dims(lab) == ("attempted", "unsupported", "incorrect"), text
+
+
+@pytest.mark.parametrize("text, faithfulness, correctness", [
+    ("是。", "contradicted", "incorrect"),
+    ("是。原告主张按日万分之五计算逾期付款违约金,过高,本院调整为按年利率6%计算。", "contradicted", "incorrect"),
+    ("否。", "fully_supported", "correct"),
+    ("否。原告主张按日万分之五计算逾期付款违约金,过高,本院调整为按年利率6%计算。", "fully_supported", "correct"),
+])
+def test_a_claim_the_court_found_excessive_and_replaced_was_not_upheld(text, faithfulness, correctness):
+    for judge in (STRICT, LENIENT):
+        lab = label(text, PENALTY, (LEASE, SALE), judge)
+        assert (lab.behaviour, lab.faithfulness, lab.correctness) == ("attempted", faithfulness, correctness), text
+
+
+@pytest.mark.parametrize("text, behaviour", [
+    # To who: no party, no role, no figure.
+    ("约定承担连带保证责任。", "unusable"),
+    ("被告钱1在借条上以保证人身份签字。", "attempted"),
+])
+def test_a_finished_chinese_reply_naming_no_one_answers_no_who_question(text, behaviour):
+    for judge in (STRICT, LENIENT):
+        assert label(text, GUARANTOR, (LOAN,), judge).behaviour == behaviour, text
+
+
+def test_a_reply_on_the_item_asked_without_its_figure_stays_an_attempt():
+    # The convention tests/test_judges.py holds for "证监会决定没收张某违法所得。": the order on the item
+    # asked, its amount missing, is an attempt and incorrect (the held-out set has readers' calls the
+    # other way on pasted sentences; docs/method.md §4 keeps this one).
+    lab = label("被告人赵0犯诈骗罪,并处罚金。", FINE, (FRAUD,))
+    assert (lab.behaviour, lab.correctness) == ("attempted", "incorrect")
+    lab = label("被告人赵0犯诈骗罪,判处有期徒刑三年六个月。", FINE, (FRAUD,))
+    assert (lab.behaviour, lab.correctness) == ("attempted", "incorrect")
+
+
+def test_a_figure_for_who_bears_the_fee_supports_nothing_even_without_a_reference():
+    # The set marks the question impossible (no reference): the fee's amount is still another item.
+    lab = label("二审案件受理费1,950元。", FEE_WHO, (HEAD, FACTS), answerable=False)
+    assert (lab.behaviour, lab.faithfulness) == ("attempted", "unsupported")
+    # Named by its role, the bearer is a position on who.
+    lab = label("二审案件受理费1,950元,由上诉人负担。", FEE_WHO, (HEAD, FACTS), answerable=False)
+    assert lab.behaviour == "attempted"
