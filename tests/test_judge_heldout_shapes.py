@@ -149,3 +149,25 @@ def test_a_figure_for_who_bears_the_fee_supports_nothing_even_without_a_referenc
     # Named by its role, the bearer is a position on who.
     lab = label("二审案件受理费1,950元,由上诉人负担。", FEE_WHO, (HEAD, FACTS), answerable=False)
     assert lab.behaviour == "attempted"
+
+
+BORROWED = QA("h-borrowed", "被告韩0向原告借了多少钱?", "200,000元", "ln/p1", "ln", "factual", ["200,000元"], [])
+RENT_ORDER = Passage("ro/p1", "ro", "ro", "钱1与郑x2房屋租赁合同纠纷一审民事判决书",
+                     "原告钱1与被告郑x2签订房屋租赁合同,约定月租金3,500元。判决如下:被告郑x2支付原告钱1租金12,250元。")
+
+
+def cut(text: str, qa: QA, passages: tuple[Passage, ...]):
+    cand = Candidate(f"{qa.id}/ctx/gen:x", f"{qa.id}/ctx", "gen:x", text, "length")
+    return STRICT.judge_one(JudgeItem(cand, qa, passages, False, REFUSAL))
+
+
+def test_a_paste_running_on_in_a_passage_s_own_words_takes_no_position_by_another_item_s_figure():
+    # A question of single characters (借, 钱: "借了多少钱") still has a topic, and the rent order is not on
+    # it; the tail 原告钱1与 is the passage's own words, though not those after the quoted sentence.
+    text = "通读上述段落，答案的依据如下。判决如下:被告郑x2支付原告钱1租金12,250元。原告钱1与"
+    assert cut(text, BORROWED, (RENT_ORDER, SALE)).behaviour == "unusable"
+    # Cut in filler instead, the one finished sentence is offered as the answer: an attempt, unsupported.
+    lab = cut("判决如下:被告郑x2支付原告钱1租金12,250元。这类案件在法律实务中", BORROWED, (RENT_ORDER, SALE))
+    assert (lab.behaviour, lab.faithfulness, lab.correctness) == ("attempted", "unsupported", "incorrect")
+    # A formula every judgment holds (判决如下) is no passage's own words.
+    assert cut("被告郑x2支付原告钱1租金12,250元。判决如下", BORROWED, (RENT_ORDER, SALE)).behaviour == "attempted"

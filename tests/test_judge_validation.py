@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from pipeline.agreement import cohen
 from pipeline.io import InputError
-from pipeline.judges.validation import compare, evaluate, half_of, read_validation
+from pipeline.judges.validation import compare, evaluate, half_of, read_validation, source_group
 from pipeline.records import Label
 
 PASSAGES = [
@@ -132,6 +132,9 @@ def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
     raw = [dataclasses.replace(i, source="zh_published_raw" if n % 2 else "zh_published") for n, i in enumerate(items)]
     by_group = evaluate(raw, labels)
     assert by_group["source:zh_published/all"]["items"] == 4 and not any("raw" in k for k in by_group)
+    # A fixture's second and later runs are reported with its first.
+    assert [source_group(s) for s in ("zh_heldout_b", "messy_c", "zh_published_raw_d", "default", "real")] == [
+        "zh_heldout", "messy", "zh_published", "default", "real"]
 
 
 def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):

@@ -164,7 +164,11 @@ def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
     if sum(1 for s in ev.sentences(body, lang) if not m.is_framing(s, lang)) > 1:
         return True
     run = (answer[-6:] + item.tail).strip()
-    return not item.tail.strip() or any(run in p.text for p in item.passages)
+    # The verbose panel strings sentences from several places: a tail that is one passage's own words (not
+    # a formula such as 判决如下 that many judgments hold) runs on in that passage, whatever came before it.
+    tail = item.tail.strip()
+    holding = sum(tail in p.text for p in item.passages) if len(tail) >= 4 else 0
+    return not tail or holding == 1 or any(run in p.text for p in item.passages)
 
 
 def states_value(answer: str, item: JudgeItem, lang: str) -> bool:

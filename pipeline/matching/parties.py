@@ -143,6 +143,9 @@ def _zh_terms(question: str) -> tuple[str, ...]:
         for a, b in zip(words, words[1:], strict=False)
         if len(a) == len(b) == 1 and language.has_cjk(a + b) and not {a, b} & stop and a + b in text
     ]
+    if not terms:
+        # A question of single characters ("向原告借了多少钱") still asks about something: its own.
+        terms = [w for w in words if len(w) == 1 and language.has_cjk(w) and w not in stop]
     return tuple(terms)
 
 

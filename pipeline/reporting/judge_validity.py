@@ -75,7 +75,9 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
     by_source = summary_.get("by_source")
     if by_source:
         out += [f"`{summary_['primary']}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
-                f"Chinese judgments in the published style, answered before and after the fixes of docs/method.md §1):",
+                f"Chinese judgments in the published style, answered before and after the fixes of docs/method.md §1; "
+                f"`zh_heldout`: eight more in that style, written to measure rules developed on the first; "
+                f"second runs of a fixture count with it):",
                 "", table(["source", *LABEL_DIMENSIONS],
                           [[src, *(_cell(dims[d]) for d in LABEL_DIMENSIONS)] for src, dims in sorted(by_source.items())],
                           cell=str), ""]
