@@ -171,3 +171,11 @@ def test_a_paste_running_on_in_a_passage_s_own_words_takes_no_position_by_anothe
     assert (lab.behaviour, lab.faithfulness, lab.correctness) == ("attempted", "unsupported", "incorrect")
     # A formula every judgment holds (判决如下) is no passage's own words.
     assert cut("被告郑x2支付原告钱1租金12,250元。判决如下", BORROWED, (RENT_ORDER, SALE)).behaviour == "attempted"
+
+
+def test_a_party_calling_the_claim_excessive_decides_nothing():
+    # The defendant's "过高" is a submission; the court upheld the rate: 是 stands.
+    upheld = Passage("up/p1", "up", "up", "青岛某建材有限公司与刘x3买卖合同纠纷一审民事判决书",
+                     "被告刘x3辩称按日万分之五计算违约金过高。原告主张按日万分之五计算逾期付款违约金,符合约定,予以支持。")
+    lab = label("是。", PENALTY, (upheld, LEASE))
+    assert lab.faithfulness != "contradicted"

@@ -271,3 +271,78 @@ def test_passages_stored_once_read_as_inline_ones(tmp_path):
     with pytest.raises(InputError, match="unknown passage key") as err:
         read_validation([tmp_path / "en.jsonl"])
     assert (err.value.line, err.value.field) == (1, "passages[0]")
+
+
+def _two_item_set(tmp_path: Path) -> tuple[Path, Path]:
+    folder = tmp_path / "validation"
+    folder.mkdir()
+    write(folder / "en.jsonl", [
+        item(1, "Chan Tai-man was ordered to pay a fine of HK$50,000.", ATTEMPT_OK),
+        item(2, "The provided passages do not contain enough information to answer this question.", ABSTAINED),
+    ])
+    params = tmp_path / "params.yaml"
+    params.write_text(Path("params/smoke.yaml").read_text(encoding="utf-8").replace(
+        "validation: data/validation", f"validation: {folder.as_posix()}"), encoding="utf-8")
+    return folder, params
+
+
+def test_a_second_reader_is_measured_against_the_first_beside_the_primary_judge(tmp_path):
+    """data/validation/second_reader: the two readers' agreement and the primary judge's on the same items,
+    in the stage's report and in the data report's judge section."""
+    from pipeline.reporting import judge_validity
+    from pipeline.stages import judge_eval
+
+    folder, params = _two_item_set(tmp_path)
+    (folder / "second_reader").mkdir()
+    first, second = (f"test/d1/q{n}/gold_plus_random/c{n}" for n in (1, 2))
+    write(folder / "second_reader" / "r2.jsonl", [
+        {"id": first, "behaviour": "attempted", "faithfulness": "partially_supported", "correctness": "correct",
+         "completeness": "complete", "note": "reads the fine as a secondary claim"},
+        {"id": second, "behaviour": "abstained", "note": ""},
+    ])
+    out = tmp_path / "validity.json"
+    judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
+    report = json.loads(out.read_text(encoding="utf-8"))
+    readers = report["second_reader"]
+    assert readers["items"] == 2 and readers["judge"] == "rule:strict"
+    dims = readers["reader"]["all/all"]["dimensions"]
+    assert (dims["behaviour"]["agree"], dims["behaviour"]["n"]) == (2, 2)
+    assert (dims["faithfulness"]["agree"], dims["faithfulness"]["n"]) == (0, 1)
+    assert readers["primary"]["all/all"]["dimensions"]["behaviour"]["agree"] == 2
+    text = "\n".join(judge_validity.render(judge_validity.summary(report)))
+    assert "A second reader labelled 2 of these items blind" in text
+    assert "| second reader | en | 1.000 (2/2)" in text and "| `rule:strict` | en | 1.000 (2/2)" in text
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ({"id": "test/d9/q9/gold_plus_random/c9", "behaviour": "abstained"}, "id"),
+    ({"id": "test/d1/q2/gold_plus_random/c2", "behaviour": "abstained", "faithfulness": "unsupported"},
+     "faithfulness"),
+    ({"id": "test/d1/q1/gold_plus_random/c1", "behaviour": "attempted", "faithfulness": "unsupported"},
+     "correctness"),
+    ({"id": "test/d1/q1/gold_plus_random/c1", "behaviour": "maybe"}, "behaviour"),
+])
+def test_a_bad_second_reader_line_stops_before_any_judge_runs(tmp_path, line, field):
+    from pipeline.stages import judge_eval
+
+    folder, params = _two_item_set(tmp_path)
+    (folder / "second_reader").mkdir()
+    write(folder / "second_reader" / "r2.jsonl", [{"id": "test/d1/q2/gold_plus_random/c2", "behaviour": "abstained"},
+                                                  line])
+    out = tmp_path / "validity.json"
+    with pytest.raises(InputError) as err:
+        judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
+    assert (err.value.line, err.value.field) == (2, field) and not out.exists()
+
+
+def test_an_item_labelled_twice_by_the_second_reader_is_refused(tmp_path):
+    from pipeline.judges.second_reader import read_second_reader
+
+    folder = tmp_path / "validation"
+    (folder / "second_reader").mkdir(parents=True)
+    row = {"id": "a", "behaviour": "abstained"}
+    write(folder / "second_reader" / "r2.jsonl", [row, row])
+    with pytest.raises(InputError) as err:
+        read_second_reader(folder, {"a"})
+    assert (err.value.line, err.value.field) == (2, "id")
+    assert read_second_reader(tmp_path / "nowhere", {"a"}) == {}

@@ -588,14 +588,17 @@ _RESPONSE_VERBS = frozenset("支持 采信 采纳 认可 准许 同意 表示 �
 
 
 # A question on the court's answer to a claim, and a court's answer that cuts the claim down (an excessive
-# penalty rate "过高" and "调整为" another): not upheld, though no negation is written.
+# penalty rate "过高" and "调整为" another): not upheld, though no negation is written. The court must be
+# the one speaking: a party's "过高" in its submission decides nothing.
 _RESPONSE_ZH = re.compile(r"是否(?:支持|采纳|采信|准许|认可|同意)")
-_ADJUSTED_ZH = re.compile(r"过高|过低|(?:本院|法院)[^，,。；;]{0,6}(?:调整为|调整至|酌定为|予以调整|酌情调整)")
+_ADJUSTED_ZH = re.compile(r"过高|过低|调整为|调整至|酌定为|予以调整|酌情调整")
+_COURT_ZH = re.compile(r"本院|法院")
 
 
 def _cut_down(question: str, sentence: str, lang: str) -> bool:
-    """Whether, asked if the court upheld a claim, the sentence reports it cut down: not upheld."""
-    return lang == "zh" and bool(_RESPONSE_ZH.search(question)) and bool(_ADJUSTED_ZH.search(sentence))
+    """Whether, asked if the court upheld a claim, the sentence has the court cut it down: not upheld."""
+    return (lang == "zh" and bool(_RESPONSE_ZH.search(question)) and bool(_ADJUSTED_ZH.search(sentence))
+            and bool(_COURT_ZH.search(sentence)))
 
 
 def _whether_words(question: str, lang: str) -> set[str]:

@@ -38,6 +38,12 @@ def summary(validity: dict[str, Any] | None) -> dict[str, Any] | None:
                                                  for d in LABEL_DIMENSIONS}
         for key, s in validity["judges"][primary].items()
         if key.startswith("source:") and key.endswith(f"/{REPORTED_HALF}")}
+    second = validity.get("second_reader")
+    if second:
+        out["second_reader"] = {"items": second["items"], "judge": second["judge"], **{
+            who: {lang: {d: {k: s["dimensions"][d][k] for k in _KEPT} for d in LABEL_DIMENSIONS}
+                  for lang in SCOPES if (s := second[who].get(f"{lang}/all"))}
+            for who in ("reader", "primary")}}
     if f"all/{REPORTED_HALF}" in validity["judges"][primary]:
         dims = validity["judges"][primary][f"all/{REPORTED_HALF}"]["dimensions"]
         out["confusion"] = {"judge": primary, **{d: dims[d]["confusion"] for d in LABEL_DIMENSIONS}}
@@ -72,6 +78,7 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
         for lang, dims in langs.items():
             rows.append([judge, lang, *(_cell(dims[d]) for d in COLUMNS)])
     out += [table(["judge", "language", *(c.replace("_", " ") for c in COLUMNS)], rows, cell=str), ""]
+    out += _second_reader(summary_.get("second_reader"))
     by_source = summary_.get("by_source")
     if by_source:
         out += [f"`{summary_['primary']}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
@@ -95,6 +102,20 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
         for dim in LABEL_DIMENSIONS:
             out += _confusion(dim, confusion[dim])
     return out
+
+
+def _second_reader(second: dict[str, Any] | None) -> list[str]:
+    """Two readers against each other, and the primary judge against the first on the same items."""
+    if not second:
+        return []
+    rows = [[who, lang, *(_cell(dims[d]) for d in LABEL_DIMENSIONS)]
+            for who, key in (("second reader", "reader"), (f"`{second['judge']}`", "primary"))
+            for lang, dims in second[key].items()]
+    return [f"A second reader labelled {second['items']} of these items blind by the same conventions "
+            f"(data/validation/second_reader): agreement with the first reader, and the primary judge's on the "
+            f"same items. A judge that agrees with the first reader as often as the second does reads as well as "
+            f"a reader; where the two readers differ, the convention needs writing down better.", "",
+            table(["against the first reader", "language", *LABEL_DIMENSIONS], rows, cell=str), ""]
 
 
 def _languages(codes: list[str]) -> str:

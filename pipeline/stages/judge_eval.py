@@ -8,7 +8,9 @@ kappa and the confusion matrix. The data report shows it in its judge section. A
 through a cache of their own, so a rerun pays for nothing twice. A judge the judge stage runs on a sample
 (judge.llm_max_candidates) is measured on a seeded sample of judge_eval.llm_items test-half items (the
 half every report quotes) in the languages of judge_eval.llm_languages (empty: all), drawn the same way,
-and the report says how many items it saw (0: not measured).
+and the report says how many items it saw (0: not measured). Where a second reader labelled items blind
+(judge.validation/second_reader, pipeline/judges/second_reader.py), the report gives the two readers'
+agreement and the primary judge's on the same items.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pipeline.backends.cache import compacting
 from pipeline.io import InputError, write_json
 from pipeline.judges import cached_factory, make_judge, sampled_judge
 from pipeline.judges.llm import sample_items
+from pipeline.judges.second_reader import read_second_reader
 from pipeline.judges.validation import composition, evaluate, judge_item, read_validation
 from pipeline.stages import path_options, run, start
 from pipeline.stages.judge import run_judge
@@ -46,6 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     report: dict = {"files": [f.name for f in files], "set": composition(items),
                     "judge_order": list(params.judge.judges), "judges": {}}
     by_id = {it.id: it for it in items}
+    # Read before any judge runs, so a bad line stops the stage before it pays for a call.
+    second = read_second_reader(Path(params.judge.validation), by_id)
+    primary: dict = {}
     with compacting(args.cache_dir):
         for spec in params.judge.judges:
             judge = make_judge(spec, params, cached_factory(params, Path(args.cache_dir)))
@@ -66,6 +72,13 @@ def main(argv: list[str] | None = None) -> None:
                 report["sample_languages"] = sorted(languages)
             labels = {lab.candidate_id: lab for lab in run_judge(judge, todo)}
             report["judges"][spec] = evaluate([by_id[j.candidate.id] for j in todo], labels)
+            if spec == params.judge.judges[0]:
+                primary = labels
+    # A second reader's blind labels: how far two readers agree, and the primary judge on the same items.
+    if second:
+        shared = [by_id[i] for i in second if i in primary]
+        report["second_reader"] = {"items": len(shared), "reader": evaluate(shared, second),
+                                   "primary": evaluate(shared, primary), "judge": params.judge.judges[0]}
     write_json(args.out, report)
     summary = "; ".join(
         f"{spec}: " + " ".join(f"{d[:5]} {_share(s['dimensions'][d]['agreement'])}" for d in s["dimensions"]
