@@ -310,7 +310,7 @@ def test_a_second_reader_is_measured_against_the_first_beside_the_primary_judge(
     assert (dims["faithfulness"]["agree"], dims["faithfulness"]["n"]) == (0, 1)
     assert readers["primary"]["all/all"]["dimensions"]["behaviour"]["agree"] == 2
     text = "\n".join(judge_validity.render(judge_validity.summary(report)))
-    assert "A second reader labelled 2 of these items blind" in text
+    assert "A second reader labelled 2 of these items blind" in text and "README.md says who" in text
     assert "| second reader | en | 1.000 (2/2)" in text and "| `rule:strict` | en | 1.000 (2/2)" in text
 
 

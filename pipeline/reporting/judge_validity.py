@@ -112,9 +112,10 @@ def _second_reader(second: dict[str, Any] | None) -> list[str]:
             for who, key in (("second reader", "reader"), (f"`{second['judge']}`", "primary"))
             for lang, dims in second[key].items()]
     return [f"A second reader labelled {second['items']} of these items blind by the same conventions "
-            f"(data/validation/second_reader): agreement with the first reader, and the primary judge's on the "
-            f"same items. A judge that agrees with the first reader as often as the second does reads as well as "
-            f"a reader; where the two readers differ, the convention needs writing down better.", "",
+            f"(data/validation/second_reader; data/validation/README.md says who read them): agreement with the "
+            f"first reader, and the primary judge's on the same items. A judge that agrees with the first reader "
+            f"as often as the second does reads as well as a reader; where the two readers differ, the convention "
+            f"needs writing down better.", "",
             table(["against the first reader", "language", *LABEL_DIMENSIONS], rows, cell=str), ""]
 
 
