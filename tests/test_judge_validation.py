@@ -137,9 +137,7 @@ def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
         "zh_heldout", "messy", "zh_published", "default", "real"]
 
 
-def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
-    from pipeline.stages import judge_eval
-
+def _two_item_set(tmp_path: Path) -> tuple[Path, Path]:
     folder = tmp_path / "validation"
     folder.mkdir()
     write(folder / "en.jsonl", [
@@ -149,6 +147,13 @@ def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
     params = tmp_path / "params.yaml"
     params.write_text(Path("params/smoke.yaml").read_text(encoding="utf-8").replace(
         "validation: data/validation", f"validation: {folder.as_posix()}"), encoding="utf-8")
+    return folder, params
+
+
+def test_judge_eval_stage_writes_the_report(tmp_path, monkeypatch):
+    from pipeline.stages import judge_eval
+
+    _, params = _two_item_set(tmp_path)
     out = tmp_path / "validity.json"
     judge_eval.main(["--params", str(params), "--out", str(out), "--cache-dir", str(tmp_path / "cache")])
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -271,19 +276,6 @@ def test_passages_stored_once_read_as_inline_ones(tmp_path):
     with pytest.raises(InputError, match="unknown passage key") as err:
         read_validation([tmp_path / "en.jsonl"])
     assert (err.value.line, err.value.field) == (1, "passages[0]")
-
-
-def _two_item_set(tmp_path: Path) -> tuple[Path, Path]:
-    folder = tmp_path / "validation"
-    folder.mkdir()
-    write(folder / "en.jsonl", [
-        item(1, "Chan Tai-man was ordered to pay a fine of HK$50,000.", ATTEMPT_OK),
-        item(2, "The provided passages do not contain enough information to answer this question.", ABSTAINED),
-    ])
-    params = tmp_path / "params.yaml"
-    params.write_text(Path("params/smoke.yaml").read_text(encoding="utf-8").replace(
-        "validation: data/validation", f"validation: {folder.as_posix()}"), encoding="utf-8")
-    return folder, params
 
 
 def test_a_second_reader_is_measured_against_the_first_beside_the_primary_judge(tmp_path):
