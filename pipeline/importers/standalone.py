@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # has_anchor and is_deictic are the judge's too (a question still bound is read against its judgment).
-from pipeline.matching.anchors import CASE_NUMBER, has_anchor, is_deictic
+from pipeline.matching.anchors import CASE_NUMBER, has_anchor, is_deictic, opening_case_number
 
 # First words an English question may start with that lose their capital after "In <title>, ".
 _EN_LOWER_FIRST = frozenset(
@@ -41,9 +41,10 @@ def identifier(title: str, paragraph: str, language: str) -> str | None:
     opening the paragraph (a number further in is often another court's, cited), else the title."""
     title = title.strip()
     if language == "zh":
-        found = CASE_NUMBER.search(title) or CASE_NUMBER.match(paragraph.lstrip())
-        if found:
-            return f"{found.group(0)}案"
+        in_title = CASE_NUMBER.search(title)
+        number = in_title.group(0) if in_title else opening_case_number(paragraph)
+        if number:
+            return f"{number}案"
         return f"《{title.strip('《》')}》" if title else None
     return title or None
 

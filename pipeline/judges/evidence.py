@@ -19,7 +19,7 @@ from functools import lru_cache
 from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
-from pipeline.matching.anchors import CASE_NUMBER
+from pipeline.matching.anchors import opening_case_number
 from pipeline.matching.parties import Party, cases, names_any, parties, without_cases
 from pipeline.records import Passage
 
@@ -105,11 +105,10 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     heading: a Chinese judgment's title names its parties)."""
     found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
-    # A published judgment's first paragraph opens with its case number ("(2018)浙0782民初5617号。经审理查明
-    # ..."): the number a question prefixed at import names (pipeline/importers/standalone.py). One further
-    # in is often another court's, cited, so only the opening one counts.
-    opening = CASE_NUMBER.match(passage.text.lstrip())
-    own = cases(passage.heading, heading=True) | (cases(opening.group(0)) if opening else frozenset())
+    # A published judgment's first paragraph opens with its case number: the number a question prefixed at
+    # import names (pipeline/importers/standalone.py uses the same opening_case_number).
+    opening = opening_case_number(passage.text)
+    own = cases(passage.heading, heading=True) | (cases(opening) if opening else frozenset())
     return PassageView(found, named, own, passage.decision_id)
 
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.io import InputError, iter_json
+from pipeline.judges.validation import check_second_stage
 from pipeline.records import Behaviour, Completeness, Correctness, Faithfulness, Label, RecordError, parse
 
 FOLDER = "second_reader"
 JUDGE = "reader:2"
-_SECOND_STAGE = ("faithfulness", "correctness", "completeness")
 
 
 @dataclass
@@ -40,11 +40,7 @@ def read_second_reader(folder: Path, item_ids: Mapping[str, object] | set[str]) 
         for number, obj in iter_json(path):
             try:
                 got = parse(ReaderLabel, obj)
-                attempted = got.behaviour == "attempted"
-                for dim in _SECOND_STAGE:
-                    if (getattr(got, dim) is not None) != attempted:
-                        state = "set" if not attempted else "missing"
-                        raise RecordError(dim, f"{state} for behaviour {got.behaviour!r}")
+                check_second_stage(got)
             except RecordError as exc:
                 raise InputError(path, number, exc.field, exc.message) from None
             if got.id not in item_ids:

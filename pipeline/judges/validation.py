@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pipeline.agreement import cohen
 from pipeline.io import InputError, iter_json
@@ -104,12 +104,18 @@ def read_validation(files: Iterable[Path]) -> list[ValidationItem]:
     return items
 
 
-def _check(item: ValidationItem) -> None:
-    attempted = item.gold.behaviour == "attempted"
+def check_second_stage(labels: Gold | Any, prefix: str = "") -> None:
+    """The reader's second-stage labels set exactly when the behaviour is attempted (RecordError naming
+    `prefix` + the dimension otherwise)."""
+    behaviour = labels.behaviour
     for dim in SECOND_STAGE:
-        if (getattr(item.gold, dim) is not None) != attempted:
-            state = "set" if not attempted else "missing"
-            raise RecordError(f"gold.{dim}", f"{state} for behaviour {item.gold.behaviour!r}")
+        if (getattr(labels, dim) is not None) != (behaviour == "attempted"):
+            state = "set" if behaviour != "attempted" else "missing"
+            raise RecordError(f"{prefix}{dim}", f"{state} for behaviour {behaviour!r}")
+
+
+def _check(item: ValidationItem) -> None:
+    check_second_stage(item.gold, "gold.")
     if [p.id for p in item.passages] != item.context.passage_ids:
         raise RecordError("passages", "not the context's passages in its order (context.passage_ids)")
     if item.candidate.context_id != item.context.id or item.context.qa_id != item.qa.id:

@@ -28,6 +28,13 @@ _ZH_NAME = re.compile(
 _ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,}(?:有限责任公司|股份有限公司|有限公司|分公司|分行|支行|集团|合作社)")
 # A case number: (2015)定民一初字第01234号, （2016）皖1125刑初219号.
 CASE_NUMBER = re.compile(r"[（(]\d{4}[）)][^\s（()）,，。;；:：、]{2,24}?号")
+
+
+def opening_case_number(text: str) -> str | None:
+    """The case number a judgment's paragraph opens with ("(2018)浙0782民初5617号。经审理查明……"): its own;
+    one further in is often another court's, cited."""
+    found = CASE_NUMBER.match(text.lstrip())
+    return found.group(0) if found else None
 _ZH_TITLE = re.compile(r"《[^》]+》")
 # Words that point back into the document: counted as the reason a question is bound (not needed for it).
 _ZH_DEICTIC = re.compile(
