@@ -132,14 +132,35 @@ def test_a_finished_chinese_reply_naming_no_one_answers_no_who_question(text, be
         assert label(text, GUARANTOR, (LOAN,), judge).behaviour == behaviour, text
 
 
-def test_a_reply_on_the_item_asked_without_its_figure_stays_an_attempt():
-    # The convention tests/test_judges.py holds for "证监会决定没收张某违法所得。": the order on the item
-    # asked, its amount missing, is an attempt and incorrect (the held-out set has readers' calls the
-    # other way on pasted sentences; docs/method.md §4 keeps this one).
-    lab = label("被告人赵0犯诈骗罪,并处罚金。", FINE, (FRAUD,))
-    assert (lab.behaviour, lab.correctness) == ("attempted", "incorrect")
-    lab = label("被告人赵0犯诈骗罪,判处有期徒刑三年六个月。", FINE, (FRAUD,))
-    assert (lab.behaviour, lab.correctness) == ("attempted", "incorrect")
+@pytest.mark.parametrize("text, behaviour", [
+    # The order on the item asked, its amount missing: what the question presupposes, no position.
+    ("被告人赵0犯诈骗罪,并处罚金。", "unusable"),
+    # A date only situates ("since when"), it answers no "how much".
+    ("被告人赵0于2016年3月起骗取被害人钱财。", "unusable"),
+    # A figure of another kind is offered as the answer: attempted, and wrong.
+    ("被告人赵0犯诈骗罪,判处有期徒刑三年六个月。", "attempted"),
+    # The figure asked.
+    ("并处罚金人民币20,000元。", "attempted"),
+])
+def test_a_reply_offering_no_figure_takes_no_position_on_how_much(text, behaviour):
+    for judge in (STRICT, LENIENT):
+        lab = label(text, FINE, (FRAUD,), judge)
+        assert lab.behaviour == behaviour, text
+        if behaviour == "attempted" and "20,000" not in text:
+            assert lab.correctness == "incorrect"
+
+
+def test_an_english_reply_offering_no_figure_takes_no_position_on_how_much():
+    fined = QA("e-fine", "How much was Chan Tai-man fined?", "HK$50,000", "e/p1", "e", "factual", ["HK$50,000"], [])
+    passage = Passage("e/p1", "e", "e", "Sentence", "Chan Tai-man was convicted and fined HK$50,000 on 3 May 2019.")
+    assert label("Chan Tai-man was convicted and fined.", fined, (passage,)).behaviour == "unusable"
+    assert label("Chan Tai-man was fined on 3 May 2019.", fined, (passage,)).behaviour == "unusable"
+    assert dims(label("Chan Tai-man was fined HK$50,000.", fined, (passage,))) == (
+        "attempted", "fully_supported", "correct")
+    # Asked what the fines were (the question's form asks for no figure), a claim about them is one.
+    what = QA("e-what", "What were the fines of Chan Tai-man?", "HK$50,000", "e/p1", "e",
+              "factual", ["HK$50,000"], [])
+    assert label("Chan Tai-man's fines were paid by his employer.", what, (passage,)).behaviour == "attempted"
 
 
 def test_a_figure_for_who_bears_the_fee_supports_nothing_even_without_a_reference():
@@ -179,3 +200,109 @@ def test_a_party_calling_the_claim_excessive_decides_nothing():
                      "被告刘x3辩称按日万分之五计算违约金过高。原告主张按日万分之五计算逾期付款违约金,符合约定,予以支持。")
     lab = label("是。", PENALTY, (upheld, LEASE))
     assert lab.faithfulness != "contradicted"
+
+
+# Rules the second held-out batch (tests/fixtures/zh_heldout_2) showed missing on its dev half.
+TRADEMARK = Passage("tm/p1", "tm", "tm", "广州某日化有限公司诉杨x8侵害商标权纠纷一审民事判决书",
+                    "原告的委托代理人在被告处购买洗发液两瓶,支付价款56元。"
+                    "被告辩称其所售商品系从他人处进货,但未能提供供货方的名称、进货凭证等证据。")
+HOW_MANY = QA("h-bottles", "在《广州某日化有限公司诉杨x8侵害商标权纠纷一审民事判决书》中，原告的委托代理人购买了几瓶洗发液?",
+              "两瓶", "tm/p1", "tm", "factual", ["两瓶"], [])
+RECEIPTS = QA("h-receipts", "在《广州某日化有限公司诉杨x8侵害商标权纠纷一审民事判决书》中，被告是否提供了进货凭证?",
+              "否", "tm/p1", "tm", "yesno", ["No"], [])
+
+
+@pytest.mark.parametrize("text, behaviour", [
+    ("原告的委托代理人在被告处购买洗发液两瓶。", "attempted"),
+    # A count of things (瓶, 盒, 辆) is a figure; a reply with none answers no 几瓶.
+    ("原告的委托代理人在被告处购买洗发液。", "unusable"),
+])
+def test_a_count_of_things_answers_how_many(text, behaviour):
+    for judge in (STRICT, LENIENT):
+        assert label(text, HOW_MANY, (TRADEMARK,), judge).behaviour == behaviour, text
+
+
+def test_a_submission_the_party_failed_to_prove_is_the_court_s_finding():
+    from pipeline.matching import statements
+    assert not statements.is_issue_or_submission(TRADEMARK.text.split("。")[1], "zh")
+    # A 但 inside the party's own words is still its submission.
+    assert statements.is_issue_or_submission("被告辩称借款属实,但利息约定过高", "zh")
+    lab = label("否。被告辩称其所售商品系从他人处进货,但未能提供供货方的名称、进货凭证等证据。", RECEIPTS, (TRADEMARK,))
+    assert dims(lab) == ("attempted", "fully_supported", "correct")
+
+
+def test_a_certain_institution_after_a_place_and_a_court_code_are_no_names():
+    from pipeline import matching as m
+    from pipeline.matching.parties import parties
+    assert [name for _, _, name in m.zh_name_spans("委托诉讼代理人:谢0,江苏某律师事务所律师。")] == [frozenset({"谢", "0"})]
+    assert parties("均由南京某建设工程有限公司负担", "zh") == [frozenset({"某建设工程有限公司"})]
+    assert parties("李某向某公司借款", "zh") == [frozenset({"李", "某"}), frozenset({"某公司"})]
+    # "(2021)苏01民终6732号": 苏01 is the court's code, not an anonymised 苏.
+    assert parties("在(2021)苏01民终6732号案中，二审案件受理费由谁负担?", "zh") == []
+
+
+MEDICAL = Passage("md/p1", "md", "md", "沈1诉无锡市某医院医疗损害责任纠纷一审民事判决书",
+                  "(2020)苏0211民初4127号。原告:沈1,女,汉族。委托诉讼代理人:谢0,江苏某律师事务所律师。")
+INJURY = Passage("wi/p1", "wi", "wi", "唐x6与南通某纺织有限公司工伤保险待遇纠纷一审民事判决书",
+                 "(2021)苏0602民初2286号。原告:唐x6,男,汉族。委托诉讼代理人:冯x4,江苏某律师事务所律师。")
+AGENT_4127 = QA("h-agent2", "在(2020)苏0211民初4127号案中，原告的委托诉讼代理人是谁?", "谢0", "md/p1", "md", "factual",
+                ["谢0"], [])
+
+
+def test_a_claim_naming_its_own_party_rests_only_on_sentences_naming_it():
+    # The other case's agent, quoted beside the right one, is the same sentence with the name swapped.
+    text = "委托诉讼代理人:谢0,江苏某律师事务所律师。委托诉讼代理人:冯x4,江苏某律师事务所律师。"
+    assert dims(label(text, AGENT_4127, (MEDICAL, INJURY))) == ("attempted", "partially_supported", "correct")
+    assert dims(label("委托诉讼代理人:谢0,江苏某律师事务所律师。", AGENT_4127, (MEDICAL, INJURY))) == (
+        "attempted", "fully_supported", "correct")
+
+
+DRUNK = Passage("dd/p1", "dd", "dd", "（2020）浙0106刑初512号 蒋0危险驾驶罪一审刑事判决书",
+                "经审理查明：被告人蒋0醉酒驾驶小型轿车，证人沈1系同车乘客。被告人蒋0到案后如实供述了上述事实。")
+WITNESS = QA("h-witness", "证人沈1与被告人是什么关系?", "同车乘客", "dd/p1", "dd", "factual", ["同车乘客"], [])
+
+
+def test_a_secondary_claim_about_another_person_of_the_same_judgment_is_supported():
+    text = "证人沈1系同车乘客。被告人蒋0到案后如实供述了上述事实。"
+    assert dims(label(text, WITNESS, (DRUNK, MEDICAL))) == ("attempted", "fully_supported", "correct")
+    # About a person of another judgment it is not.
+    text = "证人沈1系同车乘客。委托诉讼代理人:冯x4,江苏某律师事务所律师。"
+    assert label(text, WITNESS, (DRUNK, INJURY)).faithfulness == "partially_supported"
+
+
+ESTATE = Passage("es/p1", "es", "es", "罗x3与蒋0、罗2法定继承纠纷一审民事判决书",
+                 "经审理查明：被继承人罗某某于2020年9月7日因病去世，生前未立遗嘱，其父母均先于其死亡。")
+WILL = QA("h-will", "在《罗x3与蒋0、罗2法定继承纠纷一审民事判决书》中，被继承人生前是否立有遗嘱?", "否", "es/p1", "es",
+          "yesno", ["No"], [])
+
+
+def test_a_person_of_the_case_a_question_names_is_no_other_party():
+    # The decedent 罗某某 is named in the case's own passage, not in its title.
+    lab = label("否。罗某某于2020年9月7日因病去世，生前未立遗嘱，其父母均先于其死亡。", WILL, (ESTATE, MEDICAL))
+    assert dims(lab) == ("attempted", "fully_supported", "correct")
+
+
+APPEAL = Passage("ap/p1", "ap", "ap", "(2021)苏01民终6732号 杨x8与南京某建设工程有限公司建设工程施工合同纠纷二审民事判决书",
+                 "一审法院以质量保证金返还期限未届满为由,判决某建设公司支付工程款1,002,000元。")
+HANDLED = QA("h-handled", "在(2021)苏01民终6732号案中，二审法院如何处理一审判决?", "撤销一审判决", "ap/p1", "ap",
+             "factual", ["撤销一审判决"], [])
+LEGAL_REP = QA("h-rep", "在(2021)苏01民终6732号案中，原告的法定代表人是谁?", "董x9", "ap/p1", "ap", "factual", ["董x9"], [])
+
+
+def test_a_ground_framing_and_the_question_s_own_roles_state_nothing():
+    # The ground the first court gave is no order to "how was it decided".
+    assert label("一审法院以质量保证金返还期限未届满为由。", HANDLED, (APPEAL,)).behaviour == "unusable"
+    # Framing and the question's own words: nothing of who the representative is.
+    assert label("通读上述段落，答案的依据如下。法定代表人。原告。（见第[1]段）", LEGAL_REP, (APPEAL,)).behaviour == "unusable"
+
+
+def test_a_bare_number_is_a_figure_a_citation_or_a_name_index_is_not():
+    fined = QA("e-fine2", "What amount did the court direct Chan Tai-man to pay to the victim?", "HK$50,000", "e/p1",
+               "e", "factual", ["HK$50,000"], [])
+    passage = Passage("e/p1", "e", "e", "Sentence", "The court directed Chan Tai-man to pay HK$50,000 to the victim.")
+    # A sum written without its currency is still the amount offered (wrong here).
+    assert label("The court directed Chan Tai-man to pay a sum of 160,000 to the victim.", fined,
+                 (passage,)).behaviour == "attempted"
+    assert label('Passage [1] states: "The court directs that these reasons be sent to the victim."', fined,
+                 (passage,)).behaviour == "unusable"
+    assert label("被告人赵0犯诈骗罪,并处罚金。", FINE, (FRAUD,)).behaviour == "unusable"

@@ -133,8 +133,9 @@ def test_compare_counts_second_stage_only_where_both_attempted(tmp_path):
     by_group = evaluate(raw, labels)
     assert by_group["source:zh_published/all"]["items"] == 4 and not any("raw" in k for k in by_group)
     # A fixture's second and later runs are reported with its first.
-    assert [source_group(s) for s in ("zh_heldout_b", "messy_c", "zh_published_raw_d", "default", "real")] == [
-        "zh_heldout", "messy", "zh_published", "default", "real"]
+    runs = ("zh_heldout_b", "messy_c", "zh_published_raw_d", "default", "real", "zh_heldout_2_b")
+    assert [source_group(s) for s in runs] == [
+        "zh_heldout", "messy", "zh_published", "default", "real", "zh_heldout_2"]
 
 
 def _two_item_set(tmp_path: Path) -> tuple[Path, Path]:

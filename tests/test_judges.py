@@ -540,8 +540,9 @@ def test_chinese_hedge_then_answer_is_attempted():
 
 @pytest.mark.parametrize("judge", [STRICT, LENIENT])
 def test_chinese_missing_fact_is_incorrect(judge):
-    # Supported by the passage, but the amount asked for is missing.
-    assert zh_dims(judge, "证监会决定没收张某违法所得。")[:3] == ("attempted", "fully_supported", "incorrect")
+    # To "how much", the confiscation without its amount restates what the question presupposes: no
+    # position (docs/method.md §4), below an honest refusal in the hierarchy.
+    assert zh_dims(judge, "证监会决定没收张某违法所得。")[0] == "unusable"
     # The rule question's facts: a penalty without the confiscation misses one of them.
     assert zh_dims(STRICT, "证监会对张某处以100万元罚款。", ZH_RULE)[2] == "incorrect"
     # A wrong amount contradicts the passage and is incorrect.
@@ -641,6 +642,8 @@ LOAN = Passage(
 )
 LOAN_QA = QA("zq4", "王某在2017年6月30日归还了多少本金？", "王某归还本金50,000元。", "z3/p1", "z3", "factual",
              ["50,000元"], [])
+LOAN_WHETHER = QA("zq4", "王某是否按约定归还了借款本息？", "否。王某未按约定归还借款本息。", "z3/p1", "z3", "yesno",
+                  ["否"], [])
 
 
 @pytest.mark.parametrize(
@@ -656,7 +659,9 @@ LOAN_QA = QA("zq4", "王某在2017年6月30日归还了多少本金？", "王某
 )
 def test_a_clause_quote_is_read_with_its_own_clause_polarity(text, faithfulness):
     cand = Candidate("zq4/ctx/offline:x", "zq4/ctx", "offline:x", text, "stop")
-    label = STRICT.judge_one(JudgeItem(cand, LOAN_QA, (LOAN, ZH_OTHER), True, ZH_REFUSAL))
+    # Asked how much, a reply with no figure takes no position: the dropped negation is read on whether.
+    qa = LOAN_QA if m.numbers(text, "zh") else LOAN_WHETHER
+    label = STRICT.judge_one(JudgeItem(cand, qa, (LOAN, ZH_OTHER), True, ZH_REFUSAL))
     assert label.faithfulness == faithfulness
 
 

@@ -36,7 +36,8 @@ _QUESTIONS = {
         "behaviour": (
             "Classify the RESPONSE's behaviour. attempted: it gives an answer (even if it also says the "
             "passages are insufficient). abstained: it only declines or says the information is missing. "
-            "unusable: empty, unreadable or degenerate (e.g. repeated tokens)."
+            "unusable: empty, unreadable or degenerate (e.g. repeated tokens), or it takes no position on "
+            "what was asked (asked how much or when, it gives no figure)."
         ),
         "faithfulness": (
             "Judge the RESPONSE only against the PASSAGES shown. fully_supported: every claim is supported. "
@@ -55,7 +56,8 @@ _QUESTIONS = {
     "zh": {
         "behaviour": (
             "判断【回答】的行为。attempted：给出了答案（即使同时说明段落信息不足）。abstained：只是拒绝回答，"
-            "或只说明信息不足。unusable：空白、无法阅读或内容失常（例如同一词语反复出现）。"
+            "或只说明信息不足。unusable：空白、无法阅读或内容失常（例如同一词语反复出现），"
+            "或没有就所问的内容表明立场（问多少、何时，却没有给出任何数字）。"
         ),
         "faithfulness": (
             "只依据下面给出的【段落】判断【回答】。fully_supported：每一项陈述都有段落依据。"

@@ -15,7 +15,7 @@ from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
-from pipeline.matching.parties import has_role, names_any, parties, topic_words
+from pipeline.matching.parties import has_role, names_any, parties, topic_words, without_cases
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
 
@@ -63,10 +63,11 @@ _MAKES_ORDER = {
 
 
 # A finding that a party did or paid something is no order: paid on a date ("被告仅于2015年7月2日偿还利息"),
-# already or done ("已支付", "退赔了"), or spent on the suit ("原告为本案诉讼支付律师费8,000元").
+# already or done ("已支付", "退赔了"), or spent on the suit ("原告为本案诉讼支付律师费8,000元"); nor is the
+# ground a court gave ("一审法院以质量保证金返还期限未届满为由").
 _DONE_ZH = re.compile(
     r"于\d{4}年|已经?(?:支付|偿还|赔偿|返还|退还|退赔|缴纳)|(?:支付|偿还|赔偿|返还|退还|退赔|缴纳)了"
-    r"|为[^，,。；;]{0,6}(?:本案|诉讼)[^，,。；;]{0,4}(?:支付|花费|花去)"
+    r"|为[^，,。；;]{0,6}(?:本案|诉讼)[^，,。；;]{0,4}(?:支付|花费|花去)|以[^，,。；;]{2,40}为由"
 )
 
 
@@ -108,6 +109,34 @@ _ASKS_WHO = {
 
 def asks_who(question: str, lang: str) -> bool:
     return bool(_ASKS_WHO["zh" if lang == "zh" else "en"].search(question))
+
+
+# A question asking for a figure: how much, how many, how long, when. Its answer is a figure; a reply that
+# offers none restates what the question presupposes ("证监会决定没收张某违法所得" to "没收了多少违法所得").
+_ASKS_FIGURE = {
+    "zh": re.compile(r"多少|几(?!乎)|多长|多久|多大|何时|什么时[候间]|哪一?(?:天|日|年|月)"),
+    "en": re.compile(
+        r"\bhow\s+(?:much|many|long)\b|^\s*when\b|\bon\s+what\s+date\b|\bwhat\s+(?:amount|sum|date|percentage)\b", re.I
+    ),
+}
+
+
+def asks_figure(question: str, lang: str) -> bool:
+    return bool(_ASKS_FIGURE["zh" if lang == "zh" else "en"].search(question))
+
+
+def _offers_figure(answer: str, facts: list[str], lang: str) -> bool:
+    """Whether a reply offers a figure as an answer: a value of a kind the facts are, of any kind but those
+    that only situate (a date in "被告自2018年3月起未再支付租金" answers no "how much"), or a bare number ("a
+    sum of 160,000"; not a citation's [9], a case number, a date or the index of an anonymised name)."""
+    offered = values.kinds(answer, lang)
+    asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
+    if offered - values.SITUATING or offered & asked:
+        return True
+    bare = values.without_dates(m.strip_citations(without_cases(answer)), lang)
+    if lang == "zh":
+        bare = "".join(ch for i, ch in enumerate(bare) if not any(a <= i < b for a, b, _ in m.zh_name_spans(bare)))
+    return any(ch.isdigit() for ch in bare)
 
 
 def _names_who(clause: str, question: str, lang: str) -> bool:
@@ -235,13 +264,22 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         values.kinds(answer, lang) - values.SITUATING or parties(answer, lang) or has_role(answer, lang)
     ):
         return False
+    # To a question asking for a figure, a finished reply offering none takes no position, however many of
+    # the question's words it holds ("该车在合肥市发生单方事故" to the sum insured; "超出部分由其在商业三者险
+    # 限额内赔付" to what that limit is): a whole amount or nothing paid was read above as a figure.
+    if asks_figure(qa.question, lang) and any(values.kinds(f, lang) for f in facts) and not _offers_figure(
+        answer, facts, lang
+    ):
+        return False
     # To a question asking which court or company, only a named one answers.
     which = _names_which(answer, qa.question, lang)
     if which is not None:
         return which
-    # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked.
-    said = (m.content_words(answer, lang) - m.haystack(qa.question, lang)) | (
-        m.numbers(answer, lang) - m.numbers(qa.question, lang)
+    # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked,
+    # nor does framing ("通读上述段落，答案的依据如下。法定代表人。原告。" for who the legal representative is).
+    claimed = " ".join(m.strip_citations(s) for s in ev.sentences(answer, lang) if not m.is_framing(s, lang))
+    said = (m.content_words(claimed, lang) - m.haystack(qa.question, lang)) | (
+        m.numbers(claimed, lang) - m.numbers(qa.question, lang)
     )
     return bool(topic) and bool(said) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
 

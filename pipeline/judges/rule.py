@@ -185,11 +185,17 @@ class RuleJudge:
         view = self._view(item, lang)
         verdicts: list[str] = []
         filler = 0
+        decision: str | None = None
         for claim in position.answer_first(self._claims(answer, lang), item, lang):
             body, pieces = statements.split_filler(claim, lang)
             filler += len(pieces)
-            verdict = self._claim(body, view, item, lang, main=not verdicts) if body.strip() else None
+            main = not verdicts
+            verdict = self._claim(body, view, item, lang, main=main) if body.strip() else None
+            if verdict == "unsupported" and not main and decision is not None:
+                verdict = self._of_same_decision(body, view, decision, lang) or verdict
             if verdict is not None:
+                if main and verdict == "supported":
+                    decision = self._decision_of(body, view, lang)
                 verdicts.append(verdict)
         # Filler asserts what no passage says: a secondary claim that is not supported.
         verdicts += ["unsupported"] * filler
@@ -199,6 +205,26 @@ class RuleJudge:
         if main != "supported":
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+
+    def _decision_of(self, body: str, view: ContextView, lang: str) -> str | None:
+        """The decision whose passage a supported main claim rests on."""
+        words = m.content_words(m.strip_lead(body, lang), lang)
+        best, _ = ev.align(words, view.pool(view.asked or parties(body, lang)))
+        if best is None:
+            return None
+        return view.passages[best.passage].decision or None
+
+    def _of_same_decision(self, body: str, view: ContextView, decision: str, lang: str) -> str | None:
+        """A secondary claim about someone the question does not ask about ("被告人蒋0到案后如实供述" beside
+        what the witness 沈1 was) is about that person: "supported" when a sentence naming them in the
+        decision the main claim rests on supports it; None otherwise (the claim is read as before)."""
+        named = parties(body, lang)
+        if not named or names_any(named, view.asked):
+            return None
+        pool = [s for s in view.sentences
+                if view.passages[s.passage].decision == decision and s.parties and names_any(s.parties, named)]
+        verdict, _ = self._support(body, pool, lang, None, "", False)
+        return "supported" if verdict == "supported" else None
 
     def _claims(self, answer: str, lang: str) -> list[str]:
         """The answer's sentences; "No. <sentence>" is one main claim: the bottom line and the sentence
@@ -229,10 +255,14 @@ class RuleJudge:
         if attributed:
             body = attributed.group(1)
         subjects = view.asked or parties(body, lang)
+        pool = view.pool(subjects)
+        if subjects and not view.asked:
+            # A question naming no one: a claim naming its own party rests only on sentences naming that
+            # party or no one ("委托诉讼代理人:冯x4" is not the case's "委托诉讼代理人:谢0" with a name swapped).
+            pool = [s for s in pool if not s.parties or names_any(s.parties, subjects)]
         # A submission answers a question about submissions; read as the answer to any other question it
         # is not the court's finding. A secondary sentence may report one as such.
         reported = statements.reports_submission(item.qa.question if main else body, lang)
-        pool = view.pool(subjects)
         if lead is not None and main:
             return self._yes_no(lead, body, view, pool, item, lang, reported)
         if m.is_framing(body, lang):
@@ -534,7 +564,9 @@ class RuleJudge:
         claim = next((s for s in language.sentences(body, lang) if not m.is_framing(s, lang)), "")
         if not words:
             return True
-        if not _same_parties(claim, asked, lang):
+        # A question naming its case asks about everyone in it: the decedent 罗某某 of a passage of
+        # 《罗x3与蒋0、罗2法定继承纠纷……》 is no other party than the title's.
+        if not _same_parties(claim, asked + self._case_parties(item, lang), lang):
             return False
         if ev.share(words, about) >= self.cfg.topic_overlap:
             return True
@@ -547,6 +579,14 @@ class RuleJudge:
         topic = m.content_words(without_cases(question), lang) - set().union(*asked_names)
         covers = bool(topic) and ev.share(topic, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
         return ev.share(words, about) >= self.cfg.topic_overlap or covers
+
+    def _case_parties(self, item: JudgeItem, lang: str) -> list[Party]:
+        """The parties named in the context's passages of the case the question names (none when it
+        names no case)."""
+        view = self._view(item, lang)
+        if not view.asked_cases:
+            return []
+        return [p for i, pv in enumerate(view.passages) if view.cases[i] & view.asked_cases for p in pv.parties]
 
     def fact_present(self, fact: str, answer: str, lang: str | None = None) -> bool:
         fact_numbers = m.numbers(fact, lang)

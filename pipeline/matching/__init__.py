@@ -178,6 +178,14 @@ _EN_NAME = re.compile(r"[A-Z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)*")
 _ZH_NAME = re.compile(r"([\u4e00-\u9fff])某+[甲乙丙丁戊己庚辛壬癸]?")
 # Characters that end a word before 某 (系某公司, 凤阳县某小区, 合肥市某公司): 某 is then "a certain".
 _ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等其该某系即经以按至据属另各每省市州县区镇乡村街路")
+# A character of an institution's name: no particle or verb that would make the run a clause (李某向某公司
+# is 李某, then 某公司), no second 某, no digit.
+ZH_NAME_CHAR = r"[^\W\d_某在与和及向对由将被的了是从等其该系并已于为到]"
+# 某 opening an institution's name after a place (江苏某律师事务所, 无锡市某医院 without its 市) is "a certain".
+_ZH_INSTITUTION_AFTER = re.compile(
+    rf"某{ZH_NAME_CHAR}{{0,8}}?(?:律师事务所|事务所|有限责任公司|有限公司|公司|医院|银行|学校|小区|法院|检察院"
+    r"|派出所|鉴定所|鉴定中心|集团|工厂|厂|商店|超市|酒店|中心|协会|委员会)"
+)
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
 _ZH_SURNAMES = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蔡蒋余杜叶程苏魏吕丁"
@@ -203,7 +211,7 @@ def zh_name_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
     and 张某 share 某)."""
     found: list[tuple[int, int, frozenset[str]]] = []
     for match in _ZH_NAME.finditer(text):
-        if match.group(1) in _ZH_NOT_SURNAME:
+        if match.group(1) in _ZH_NOT_SURNAME or _ZH_INSTITUTION_AFTER.match(text, match.start() + 1):
             continue
         start, name = match.start(), match.group(0)
         compound = text[max(0, start - 1) : start + 1]

@@ -34,10 +34,12 @@ _NOT_NAME = frozenset(
 )
 
 # Chinese companies: 某 (not the 某 of a person's 李某) or a placeholder letter (甲乙丙) then up to a
-# dozen characters ending in 公司.
+# dozen characters ending in 公司; or 某 after a place named without its 省/市 (南京某建设工程有限公司), where
+# the name runs on to 公司 with no particle or verb in it (so 李某向某公司 is 李某 and 某公司).
 _ZH_COMPANY = re.compile(
-    r"(?:(?<![\u4e00-\u9fff])某|(?<=[告人方为于向与和对及在由将被的了是从等其该系])某|[甲乙丙丁戊])"
-    r"[\u4e00-\u9fff]{0,12}?(?:有限责任公司|股份有限公司|有限公司|公司)"
+    r"(?:(?:(?<![\u4e00-\u9fff])某|(?<=[告人方为于向与和对及在由将被的了是从等其该系])某|[甲乙丙丁戊])"
+    rf"[\u4e00-\u9fff]{{0,12}}?|某{m.ZH_NAME_CHAR}{{0,12}}?)"
+    r"(?:有限责任公司|股份有限公司|有限公司|公司)"
 )
 
 
@@ -157,6 +159,8 @@ def parties(text: str, lang: str) -> list[Party]:
 @lru_cache(maxsize=1 << 16)
 def _parties(text: str, lang: str) -> tuple[Party, ...]:
     if lang == "zh":
+        # A case number's court code is no anonymised name ("(2021)苏01民终6732号" names no 苏01).
+        text = _CASE_NUMBER.sub(" ", text)
         found = list(m.names(text, "zh"))
         found += [frozenset({c.group(0)}) for c in _ZH_COMPANY.finditer(text)]
         return tuple(found)

@@ -50,9 +50,9 @@ _ZH = {
     "clause": re.compile(rf"第{_ZH_NUM}条"),
     "section": re.compile(rf"第{_ZH_NUM}款"),
     "case": re.compile(r"[（(]\d{4}[）)][^（()）]{1,12}?\d+号"),
-    # How many people, times or items ("五人", "三次", "两名被告人"; not 一次性 or 人民币), and a grade ("九级伤残",
-    # "轻伤二级"): the answers to 几人/几次/几级.
-    "count": re.compile(rf"{_ZH_NUM}\s*(?:人(?!民)|名|次(?!性)|起|件|项|位)"),
+    # How many people, times or things ("五人", "三次", "两名被告人", "两瓶"; not 一次性 or 人民币), and a grade
+    # ("九级伤残", "轻伤二级"): the answers to 几人/几次/几瓶/几级.
+    "count": re.compile(rf"{_ZH_NUM}\s*(?:人(?!民)|名|次(?!性)|起|件|项|位|瓶|盒|箱|袋|张|辆|台|套|份|笔|处|只|头|把)"),
     "grade": re.compile(rf"{_ZH_NUM}\s*级"),
 }
 # English kinds a value of which may be written without digits ("two years", "one-third", "HKSAR v Ma").
@@ -81,6 +81,11 @@ def _spans(text: str, lang: str) -> dict[str, list[str]]:
             if hits:
                 found[kind] = hits
     return found
+
+
+def without_dates(text: str, lang: str) -> str:
+    """The text with its dates blanked out."""
+    return (_ZH if lang == "zh" else _EN)["date"].sub(" ", text)
 
 
 def kinds(text: str, lang: str) -> set[str]:
