@@ -15,7 +15,7 @@ from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
-from pipeline.matching.parties import has_role, names_any, parties, topic_words, without_cases
+from pipeline.matching.parties import has_role, names_any, parties, topic_words, without_parties
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
 
@@ -133,9 +133,7 @@ def _offers_figure(answer: str, facts: list[str], lang: str) -> bool:
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
     if offered - values.SITUATING or offered & asked:
         return True
-    bare = values.without_dates(m.strip_citations(without_cases(answer)), lang)
-    if lang == "zh":
-        bare = "".join(ch for i, ch in enumerate(bare) if not any(a <= i < b for a, b, _ in m.zh_name_spans(bare)))
+    bare = values.without_dates(m.strip_citations(without_parties(answer, lang)), lang)
     return any(ch.isdigit() for ch in bare)
 
 
