@@ -43,7 +43,7 @@ def render_all(items: Iterable[dict]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
+    if len(args) != 1 or args[0] in ("-h", "--help"):
         raise SystemExit(__doc__)
     with open(args[0], encoding="utf-8") as fh:
         items = [json.loads(line) for line in fh if line.strip()]

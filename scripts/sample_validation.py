@@ -166,14 +166,20 @@ def record(source: str, c: Candidate, qa: QA, ctx: Context, passages: dict[str, 
 
 def sample(interim: Path, source: str, per_stratum: int, seed: int, counts: dict[str, int] | None = None,
            collisions: int = 0, cutoff: int = 0, refusals: dict[str, str] | None = None,
-           exclude: set[str] = frozenset(), language: str | None = None) -> list[dict]:
+           exclude: set[str] = frozenset(), language: str | None = None, kind: str | None = None,
+           skip_refusals: bool = False) -> list[dict]:
     """The drawn records, strata first, then collision and cut-off extras; no candidate twice and none of
-    `exclude` (candidate ids or validation ids)."""
+    `exclude` (candidate ids or validation ids). `kind` keeps one kind of question (factual, yesno, rule);
+    `skip_refusals` leaves out the bare refusal sentence, which a reader and every judge call abstained."""
     passages, qas, contexts, candidates = load_profile(interim)
     if refusals is None:
         refusals = params_mod.load(ROOT / "params.yaml").generate.refusal_by_language()
     if language:
         candidates = [c for c in candidates if detect(qas[contexts[c.context_id].qa_id].question) == language]
+    if kind:
+        candidates = [c for c in candidates if qas[contexts[c.context_id].qa_id].kind == kind]
+    if skip_refusals:
+        candidates = [c for c in candidates if c.text.strip() not in set(refusals.values())]
     taken = {x.removeprefix(f"{source}/") for x in exclude}
     drawn = draw_strata(candidates, contexts, per_stratum, counts or {}, seed, taken)
     if collisions:
@@ -217,12 +223,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--params", default=str(ROOT / "params.yaml"), help="the profile's params (refusal sentences)")
     ap.add_argument("--language", choices=("en", "zh"), help="only questions of this language")
+    ap.add_argument("--kind", choices=("factual", "yesno", "rule"), help="only questions of this kind")
+    ap.add_argument("--skip-refusals", action="store_true", help="leave out answers that are the bare refusal")
     ap.add_argument("--exclude", action="append", default=[], help="JSONL of items already drawn (skipped)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     refusals = params_mod.load(args.params).generate.refusal_by_language()
     items = sample(Path(args.interim), args.source, args.per_stratum, args.seed, parse_counts(args.count),
-                   args.collisions, args.cutoff, refusals, read_ids(args.exclude), args.language)
+                   args.collisions, args.cutoff, refusals, read_ids(args.exclude), args.language, args.kind,
+                   args.skip_refusals)
     write_items(items, args.out)
     return 0
 

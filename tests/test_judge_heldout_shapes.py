@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.judges import JudgeItem, RuleJudge
+from pipeline.matching import values
 from pipeline.params import Params
 from pipeline.records import QA, Candidate, Passage
 
@@ -18,7 +19,8 @@ REFUSAL = Params().generate.refusal_by_language()["zh"]
 
 # One traffic judgment in two paragraphs: the number opens the first, the title heads both.
 TITLE = "孙x5诉李0机动车交通事故责任纠纷一审民事判决书"
-HEAD = Passage("tj/p1", "tj", "tj", TITLE, "(2018)浙0782民初5617号。原告:孙x5,女。被告:李0,男。委托诉讼代理人:赵0,律师。")
+# A header lists each party, then its agent (docs/method.md §4: the agent belongs to the entry before it).
+HEAD = Passage("tj/p1", "tj", "tj", TITLE, "(2018)浙0782民初5617号。原告:孙x5,女。委托诉讼代理人:赵0,律师。被告:李0,男。")
 FACTS = Passage(
     "tj/p2", "tj", "tj", TITLE,
     "经审理查明:被告李0驾驶小型轿车与原告孙x5相撞,致原告受伤。原告住院治疗21天,经鉴定,原告的伤情构成九级伤残。"
@@ -306,3 +308,86 @@ def test_a_bare_number_is_a_figure_a_citation_or_a_name_index_is_not():
     assert label('Passage [1] states: "The court directs that these reasons be sent to the victim."', fined,
                  (passage,)).behaviour == "unusable"
     assert label("被告人赵0犯诈骗罪,并处罚金。", FINE, (FRAUD,)).behaviour == "unusable"
+
+
+def test_a_value_of_another_kind_is_no_number_for_a_number():
+    """A fact that is a bare number ("第3类") is stated by a number, not by a sum of money or a date."""
+    goods = Passage("tm/p2", "tm", "tm", "广州某日化有限公司诉杨x8侵害商标权纠纷一审民事判决书",
+                    "原告系第1234567号注册商标的权利人,该商标核定使用在第3类洗发液等商品上。")
+    which_class = QA("h-class", "在《广州某日化有限公司诉杨x8侵害商标权纠纷一审民事判决书》中，原告的注册商标核定使用在第几类商品上?",
+                     "第3类", "tm/p2", "tm", "factual", ["第3类"], [])
+    assert label("原告的各项损失合计256,300元。", which_class, (goods, TRADEMARK)).behaviour == "unusable"
+    assert label("2019年3月5日。", which_class, (goods, TRADEMARK)).behaviour == "unusable"
+    # Another class is still a position on the class, right or wrong.
+    assert label("核定使用在第5类商品上。", which_class, (goods, TRADEMARK)).behaviour == "attempted"
+    assert label("核定使用在第3类洗发液等商品上。", which_class, (goods, TRADEMARK)).correctness == "correct"
+
+
+def test_the_right_role_held_by_another_case_s_person_is_incorrect():
+    """A reference that is a role ("被告") is given by a reply naming the asked case's holder or no one,
+    not by one naming another judgment's defendant."""
+    title = "沈1诉无锡市某医院医疗损害责任纠纷一审民事判决书"
+    fees = Passage("md/p4", "md", "md", title, "判决如下:案件受理费4,272元,由原告负担1,959元,被告负担2,313元;鉴定费12,000元,由被告负担。")
+    equity = Passage("eq/p3", "eq", "eq", "谢0与许x7股权转让纠纷一审民事判决书", "案件受理费8,800元,由被告许x7负担。")
+    who_pays = QA("h-appraisal", f"在《{title}》中，本案鉴定费由谁负担?", "被告", "md/p4", "md", "factual", ["被告"], [])
+    for text, correctness in [("由被告许x7负担。", "incorrect"), ("由被告负担。", "correct"),
+                              ("由被告无锡市某医院负担。", "correct")]:
+        got = label(text, who_pays, (equity, fees))
+        assert (got.behaviour, got.correctness) == ("attempted", correctness), text
+
+
+# Rules the third held-out batch (tests/fixtures/zh_heldout_3) showed missing on its dev half.
+LOAN3 = Passage("ln3/p2", "ln3", "ln3", "(2022)桂0202民初5120号 陆x8与覃1、柳州市某贸易有限公司民间借贷纠纷一审民事判决书",
+                "经审理查明:二〇二一年三月五日,被告覃1向原告出具借条一份,载明借到人民币叁拾万元整(300,000元)。"
+                "被告柳州市某贸易有限公司承诺在人民币壹拾万元整的范围内承担连带保证责任。")
+DIVORCE = "梁x6与廖某离婚纠纷一审民事判决书"
+DIVORCE_HEAD = Passage("dv/p1", "dv", "dv", DIVORCE, "原告：梁x6，女，1990年出生。被告：廖某，男，1987年出生。")
+DIVORCE_WHY = Passage("dv/p3", "dv", "dv", DIVORCE,
+                      "本院认为：婚生子廖某某一直随原告生活，由原告直接抚养为宜，被告每月支付抚养费人民币一千五百元。")
+APPEAL3 = Passage("ap3/p1", "ap3", "ap3", "深圳市某电子有限公司与段x7劳动争议二审民事判决书",
+                  "（2023）粤03民终4216号。上诉人（原审被告）：深圳市某电子有限公司。法定代表人：方某，该公司董事长。"
+                  "被上诉人（原审原告）：段x7，男。委托诉讼代理人：莫0，广东某律师事务所律师。")
+THEFT = Passage("th/p3", "th", "th", "（2021）桂0102刑初418号 邱0、韦x5盗窃罪一审刑事判决书",
+                "在共同犯罪中，被告人邱0起主要作用，系主犯；被告人韦x5起次要作用，系从犯，依法应当从轻处罚。")
+COSTS3 = Passage("cp/p3", "cp", "cp", "北京市某文化传媒有限公司诉杭州市某网络科技有限公司侵害作品信息网络传播权纠纷一审民事判决书",
+                 "本院酌定被告赔偿经济损失19,200元;对原告主张的合理开支,本院酌情支持3,000元。")
+
+
+def test_amounts_in_words_and_dates_in_numerals_are_values():
+    assert values.kinds("二〇二一年三月五日", "zh") == {"date"}
+    limit = QA("h-limit", "在(2022)桂0202民初5120号案中，公司保证人在多少范围内承担保证责任?", "人民币壹拾万元整",
+               "ln3/p2", "ln3", "factual", ["人民币壹拾万元整(100,000元)"], [])
+    got = label("被告柳州市某贸易有限公司应在100,000元范围内承担连带保证责任。", limit, (LOAN3,))
+    assert (got.behaviour, got.faithfulness, got.correctness) == ("attempted", "fully_supported", "correct")
+    assert label("应在50,000元范围内承担连带保证责任。", limit, (LOAN3,)).correctness == "incorrect"
+
+
+def test_a_court_granting_part_of_a_claim_is_its_finding():
+    fees = QA("h-costs", f"在《{COSTS3.heading}》中，法院支持的合理开支是多少?", "3,000元", "cp/p3", "cp", "factual",
+              ["3,000元"], [])
+    got = label("第[1]段写明：“对原告主张的合理开支,本院酌情支持3,000元。”", fees, (COSTS3,))
+    assert (got.faithfulness, got.correctness) == ("fully_supported", "correct")
+
+
+def test_a_role_states_the_party_its_judgment_gives_that_role():
+    custody = QA("h-custody", f"在《{DIVORCE}》中，婚生子由谁直接抚养?", "原告梁x6", "dv/p3", "dv", "factual",
+                 ["原告梁x6"], [])
+    for text, correctness in [("由原告直接抚养为宜。", "correct"), ("由被告直接抚养。", "incorrect"),
+                              ("由原告孙0直接抚养。", "incorrect")]:
+        assert label(text, custody, (DIVORCE_HEAD, DIVORCE_WHY)).correctness == correctness, text
+
+
+def test_an_agent_belongs_to_the_header_entry_before_it():
+    asked = QA("h-agent3", "在（2023）粤03民终4216号案中，上诉人的委托诉讼代理人是谁?", "", "ap3/p1", "ap3", "factual", [], [])
+    assert label("委托诉讼代理人：莫0，广东某律师事务所律师。", asked, (APPEAL3,), answerable=False).faithfulness == "unsupported"
+    theirs = QA("h-agent4", "在（2023）粤03民终4216号案中，被上诉人的委托诉讼代理人是谁?", "莫0", "ap3/p1", "ap3", "factual",
+                ["莫0"], [])
+    assert label("委托诉讼代理人：莫0，广东某律师事务所律师。", theirs, (APPEAL3,)).faithfulness == "fully_supported"
+
+
+def test_another_status_of_an_exclusive_group_answers_no():
+    principal = QA("h-principal", "被告人韦x5在共同犯罪中是否系主犯?", "否", "th/p3", "th", "yesno", ["No"], [])
+    assert label("否。", principal, (THEFT,)).faithfulness == "fully_supported"
+    assert label("是。", principal, (THEFT,)).faithfulness == "contradicted"
+    leader = QA("h-leader", "被告人邱0在共同犯罪中是否系主犯?", "是", "th/p3", "th", "yesno", ["Yes"], [])
+    assert label("是。", leader, (THEFT,)).faithfulness == "fully_supported"

@@ -678,3 +678,26 @@ def test_an_english_clause_quote_is_read_with_its_own_clause_polarity():
     ]:
         cand = Candidate(f"{qa.id}/ctx/offline:x", f"{qa.id}/ctx", "offline:x", text, "stop")
         assert STRICT.judge_one(JudgeItem(cand, qa, (passage,), True, REFUSAL)).faithfulness == faithfulness
+
+
+def test_a_reply_stating_no_clause_or_guideline_takes_no_position_on_a_rule_question():
+    """Asked for a rule whose reference is a clause and its period (or a guideline case and its range), a
+    reply offering no value of those kinds states no rule: an issue statement, the question restated, or
+    another doctrine. A clause written bare ("14(d)") is a clause."""
+    lease = Passage("e7/p1", "e7", "e7", "Forfeiture for non-payment",
+                    "Under clause 14(d) of the tenancy agreement, the landlord may re-enter the premises if rent "
+                    "remains unpaid 15 days after it falls due.")
+    issue = Passage("e7/p2", "e7", "e7", "Matters for determination",
+                    "The issue for the Tribunal is whether the landlord may forfeit the lease held by Poon Tai-shan.")
+    rule = QA("eq7", "What rule applies to forfeiting the lease held by Poon Tai-shan when rent goes unpaid?",
+              "Under clause 14(d) the landlord may re-enter if rent remains unpaid 15 days after it falls due.",
+              "e7/p1", "e7", "rule", ["clause 14(d)", "15 days"], [])
+    for text, behaviour in [
+        ("The issue for the Tribunal is whether the landlord may forfeit the lease held by Poon Tai-shan.", "unusable"),
+        ("The law applies to forfeiture of the lease held by Poon Tai-shan when rent goes unpaid.", "unusable"),
+        ("A landlord who accepts rent with knowledge of a breach may waive the right to forfeit.", "unusable"),
+        ("The landlord may re-enter under 14(d) of the tenancy agreement.", "attempted"),
+        ("Under clause 9(a) the landlord may re-enter after 30 days.", "attempted"),
+    ]:
+        cand = Candidate("eq7/ctx/offline:x", "eq7/ctx", "offline:x", text, "stop")
+        assert STRICT.judge_one(JudgeItem(cand, rule, (lease, issue), True, REFUSAL)).behaviour == behaviour, text

@@ -191,6 +191,10 @@ def test_ngrams_per_language():
         ("2011年5月3日", "二〇一一年五月三日", "2011-05-03"),
         ("2011-05-03", "2011年05月03日", "2011-05-03"),
         ("判处有期徒刑三年", "判处有期徒刑3年", "3"),
+        # Sums in financial numerals, as loan notes and judgments write them in words.
+        ("借到人民币叁拾万元整", "借到300,000元", "300000"),
+        ("人民币壹拾万元整", "一十万元", "100000"),
+        ("伍仟陆佰元", "5,600元", "5600"),
     ],
 )
 def test_chinese_numbers_normalise(a, b, value):
@@ -201,6 +205,13 @@ def test_chinese_words_that_contain_numerals_are_not_numbers():
     assert language.numbers("统一的一般规定", "zh") == set()
     # A date is one value, not three numbers.
     assert language.numbers("2011年5月3日买入", "zh") == {"2011-05-03"}
+
+
+def test_financial_numerals_are_read_only_as_amounts():
+    # 陆 and 伍 are surnames too: outside an amount they stay words.
+    assert language.plain_numerals("陆x8向伍某借款陆万元整") == "陆x8向伍某借款六万元"
+    assert language.numbers("陆x8与伍某", "zh") == set()
+    assert language.plain_numerals("没有大写数字的句子") == "没有大写数字的句子"
 
 
 def test_english_numbers_are_unchanged():

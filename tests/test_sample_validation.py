@@ -190,3 +190,14 @@ def test_bad_count_is_one_clear_error(interim: Path, tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="GENERATOR=N"):
         sv.main(["--interim", str(interim), "--source", "d", "--per-stratum", "1", "--seed", "0",
                  "--count", "hf:tiny", "--out", str(tmp_path / "x.jsonl")])
+
+
+def test_kind_and_skip_refusals_narrow_the_pool(interim: Path, tmp_path: Path) -> None:
+    plain = run(interim, tmp_path / "a.jsonl", "--per-stratum", "8")
+    assert any(i["candidate"]["text"] == REFUSAL for i in plain)
+    answers = run(interim, tmp_path / "b.jsonl", "--per-stratum", "8", "--skip-refusals")
+    assert answers and all(i["candidate"]["text"] != REFUSAL for i in answers)
+    # The terse generator refuses on every unanswerable context: only its gold_only answers are left.
+    assert {i["context"]["variant"] for i in answers if i["candidate"]["generator"] == "offline:terse"} == {"gold_only"}
+    assert run(interim, tmp_path / "c.jsonl", "--per-stratum", "8", "--kind", "factual") == plain
+    assert run(interim, tmp_path / "d.jsonl", "--per-stratum", "8", "--kind", "rule") == []

@@ -174,7 +174,9 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
     if named:
         return names_any(parties(clause, lang), named)
     if m.numbers(fact, lang):
-        return on_topic and bool(m.numbers(clause, lang))
+        # A number for a number, not a value of a known kind: a sum of money names no class of goods
+        # ("256,300元" to "第几类商品").
+        return on_topic and bool(m.numbers(values.without_values(clause, lang), lang))
     words = m.fact_words(fact, lang)
     if lang == "zh":
         # A single character (the 工 of 钢筋工) is in many words (工作): only whole words say it.
@@ -268,6 +270,13 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if asks_figure(qa.question, lang) and any(values.kinds(f, lang) for f in facts) and not _offers_figure(
         answer, facts, lang
     ):
+        return False
+    # To a question asking for a rule (a guideline case and its range, a clause and its period), a reply
+    # offering no value of those kinds states no rule, whatever it says of the matter: an issue statement
+    # ("The issue for the court is what sentence is appropriate for X"), the question restated ("The law
+    # applies to forfeiture of the lease held by X").
+    asked_kinds = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
+    if qa.kind == "rule" and asked_kinds and not values.kinds(answer, lang) & asked_kinds:
         return False
     # To a question asking which court or company, only a named one answers.
     which = _names_which(answer, qa.question, lang)

@@ -28,7 +28,20 @@ from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.language import zh_forms
 from pipeline.matching import statements, values
 from pipeline.matching.anchors import has_anchor
-from pipeline.matching.parties import Party, cases, has_role, names_any, parties, topic_words, without_cases
+from pipeline.matching.parties import (
+    Party,
+    cases,
+    entry_before,
+    first_role,
+    has_role,
+    names_any,
+    parties,
+    role_holder,
+    roles_of,
+    topic_words,
+    without_cases,
+    without_parties,
+)
 from pipeline.records import Label
 
 
@@ -363,6 +376,8 @@ class RuleJudge:
                 return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
+        if verdict == "supported" and best is not None and _another_entry(best, item, lang):
+            return "unsupported"
         return verdict
 
     def _rivalled(
@@ -449,6 +464,9 @@ class RuleJudge:
                 ev.holding(stating.text, lang), lang
             ) == m.is_negative(holding, lang)
             return stating, ref_line if same else _flip(ref_line)
+        status = _status_answer(question, [s for s in pool if not s.statement and view.named(s, view.asked)], lang)
+        if status is not None:
+            return status
         topic = topic_words(question, lang)
         # Asked whether the court upheld a claim, the sentence reporting the claim with the court's answer
         # to it ("原告主张按日万分之五计算违约金,过高,本院调整为按年利率6%计算") is the answer, submission or not.
@@ -543,9 +561,15 @@ class RuleJudge:
         # The facts that answer the question are needed; those that only situate it (a date, a share
         # count) need not be stated, but when stated must be right.
         key = [f for f in others if not values.situating(f, lang)] or others
-        present = sum(self.fact_present(f, answer, lang) for f in key)
+        present = sum(self.fact_present(f, answer, lang) or _by_role(f, answer, item, lang) for f in key)
         needed = math.ceil(self.cfg.facts_required * len(key) - 1e-9)
         if present < max(1, needed):
+            return "incorrect"
+        if all(_role_only(f, lang) for f in key) and not _same_parties(
+            answer, _asked(qa.question, lang) + self._case_parties(item, lang), lang
+        ):
+            # The right role held by another case's person ("由被告许x7负担" to who bears a fee of
+            # 《沈1诉无锡市某医院……》) names someone the asked case does not.
             return "incorrect"
         return "incorrect" if any(_wrong_value(f, answer, lang) for f in others if f not in key) else "correct"
 
@@ -712,6 +736,82 @@ def _limits(qualifier: str, lang: str) -> bool:
     if _REASON_QUALIFIER["zh" if lang == "zh" else "en"].search(qualifier):
         return False
     return not (values.kinds(qualifier, lang) == {"date"})
+
+
+# A question asking for the agent, lawyer or representative of a party named by its role, and a header
+# sentence naming one ("委托诉讼代理人：莫0，广东某律师事务所律师。").
+_ASKS_ENTRY_ZH = re.compile(
+    r"(被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)(?:[（(][^）)]*[）)])?的?"
+    r"(?:委托诉讼代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人)"
+)
+_ENTRY_ZH = re.compile(r"^\s*(?:委托诉讼代理人|诉讼代理人|代理人|辩护人|法定代表人)")
+
+
+# Statuses of which a party holds exactly one: asked whether it holds one, a sentence giving it another
+# answers no ("被告人韦x5……系从犯" to 是否系主犯; "负事故的次要责任" to 是否负主要责任). Longer names first.
+_EXCLUSIVE_ZH = (
+    ("胁从犯", "主犯", "从犯"),
+    ("全部责任", "主要责任", "同等责任", "次要责任", "无责任"),
+)
+
+
+def _statuses(text: str, group: tuple[str, ...]) -> list[str]:
+    found = []
+    for status in group:
+        if status in text:
+            found.append(status)
+            text = text.replace(status, " ")
+    return found
+
+
+def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sentence, str] | None:
+    """The sentence about the party asked giving it one of a group of exclusive statuses the question
+    asks whether it holds, with the Yes/No it gives; None when the question asks of no such status or no
+    sentence gives one."""
+    if lang != "zh" or "是否" not in question:
+        return None
+    for group in _EXCLUSIVE_ZH:
+        asked = _statuses(question, group)
+        if len(asked) != 1:
+            continue
+        for s in named:
+            given = _statuses(s.text, group)
+            if len(given) == 1:
+                return s, "yes" if given == asked else "no"
+    return None
+
+
+def _another_entry(best: Sentence, item: JudgeItem, lang: str) -> bool:
+    """Whether the header sentence an answer rests on names the agent of another party than the role
+    asked: "委托诉讼代理人：莫0" under the 被上诉人's entry answers nothing of the 上诉人's agent."""
+    asked = _ASKS_ENTRY_ZH.search(item.qa.question) if lang == "zh" else None
+    if asked is None or not _ENTRY_ZH.match(best.text):
+        return False
+    text = item.passages[best.passage].text
+    at = text.find(best.text.strip()[:12])
+    owner = entry_before(text, at) if at >= 0 else None
+    return owner is not None and owner != asked.group(1)
+
+
+def _by_role(fact: str, answer: str, item: JudgeItem, lang: str) -> bool:
+    """A fact naming one party (原告梁x6) stated by the role the reference's judgment gives that party: the
+    first role the answer names is one the judgment's passages in the context write before that party's
+    name ("原告：梁x6" for "由原告直接抚养为宜"), and it names no one else ("由原告孙0直接抚养" does)."""
+    named = parties(fact, lang)
+    only_a_party = len(named) == 1 and not m.content_words(without_parties(fact, lang), lang)
+    said = first_role(answer, lang) if only_a_party else None
+    if said is None:
+        return False
+    holder = role_holder(answer, said, lang)
+    if holder is not None:
+        return names_any([holder], named)
+    home = next((p.decision_id for p in item.passages if p.id == item.qa.gold_passage_id), None)
+    return any(said in roles_of(named[0], p.text, lang) for p in item.passages if home and p.decision_id == home)
+
+
+def _role_only(fact: str, lang: str) -> bool:
+    """A fact that is a role and nothing more ("被告"): who holds it is the asked case's business."""
+    return has_role(fact, lang) and not parties(fact, lang) and not m.content_words(without_parties(fact, lang), lang)
 
 
 def _same_parties(sentence: str, asked: list[Party], lang: str) -> bool:

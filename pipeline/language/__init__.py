@@ -27,7 +27,7 @@ from pipeline.language.core import (
     sentences,
     words,
 )
-from pipeline.language.numbers import numbers
+from pipeline.language.numbers import numbers, plain_numerals
 from pipeline.language.refusal import question_of_prompt, refusal_of
 from pipeline.language.rewrite_en import area, declarative, focus
 
@@ -48,6 +48,7 @@ __all__ = [
     "longest_prefix_within",
     "ngrams",
     "numbers",
+    "plain_numerals",
     "question_of_prompt",
     "refusal_of",
     "sentences",

@@ -54,6 +54,20 @@ _ZH_WORDS = re.compile(
 )
 
 
+# Amounts written in financial numerals, as judgments and loan notes write sums in words (人民币叁拾万元整):
+# read as the plain numerals they stand for, only in a run that ends in a unit, so that a surname (陆x8,
+# 伍某) stays a name.
+_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬圆", "一二二三三四五六六七八九十百千万元")
+_FINANCIAL_RUN = re.compile(r"[零〇壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬亿一二两三四五六七八九十百千万]+(?:元|圆)整?")
+
+
+def plain_numerals(text: str) -> str:
+    """The text with amounts in financial numerals written in plain ones ("叁拾万元整" -> "三十万元")."""
+    if not any(ch in "壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬圆" for ch in text):
+        return text
+    return _FINANCIAL_RUN.sub(lambda run: run.group(0).translate(_FINANCIAL).removesuffix("整"), text)
+
+
 def numbers(text: str, lang: str = "en") -> set[str]:
     """The canonical numbers (and zh dates) of a text, as strings."""
     return _zh_numbers(text) if lang == "zh" else _en_numbers(text)
@@ -84,6 +98,7 @@ def _en_canonical(value: float) -> str:
 
 def _zh_numbers(text: str) -> set[str]:
     found: set[str] = set()
+    text = plain_numerals(text)
 
     def date(match: re.Match) -> str:
         parts = [zh_numeral(p, digitwise=i == 0) for i, p in enumerate(match.groups()) if p]

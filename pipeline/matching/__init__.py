@@ -132,7 +132,9 @@ def _content_words(text: str, lang: str | None) -> frozenset[str]:
 def _content_words_of(text: str, lang: str | None = None) -> set[str]:
     if _lang(text, lang) == "zh":
         units: set[str] = set()
-        for w in language.words(strip_citations(text), "zh"):
+        for w in language.words(language.plain_numerals(strip_citations(text)), "zh"):
+            if language.is_numeral(w):
+                continue
             if language.has_cjk(w):
                 if (
                     w not in language.STOPWORDS["zh"]
@@ -161,7 +163,7 @@ def _haystack_of(text: str, lang: str | None = None) -> set[str]:
     if _lang(text, lang) != "zh":
         return content_words(text, "en")
     units: set[str] = set()
-    for piece in language.words(strip_citations(text), "en"):  # "en" keeps each CJK run whole
+    for piece in language.words(language.plain_numerals(strip_citations(text)), "en"):  # "en" keeps each CJK run whole
         if language.has_cjk(piece):
             units.update(piece)
             units.update(language.ngrams(piece, 2, "zh"))

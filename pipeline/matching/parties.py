@@ -87,6 +87,61 @@ def has_role(text: str, lang: str) -> bool:
     return lang == "zh" and any(r not in ("本案", "该案") for r in _ZH_ROLES.findall(text))
 
 
+def roles_of(party: Party, text: str, lang: str) -> set[str]:
+    """The roles a Chinese text gives a party by writing the role right before its name ("原告梁x6",
+    "被上诉人（原审原告）：段x7" gives 被上诉人)."""
+    if lang != "zh":
+        return set()
+    return {r.group(0) for r in _ZH_ROLES.finditer(text) if _named_after(text, r.end()) == party} - {"本案", "该案"}
+
+
+def role_holder(text: str, role: str, lang: str) -> Party | None:
+    """The party a Chinese text names right after the first mention of a role ("原告孙0"); None when the
+    role stands alone ("由原告直接抚养")."""
+    at = text.find(role) if lang == "zh" else -1
+    return _named_after(text, at + len(role)) if at >= 0 else None
+
+
+def _named_after(text: str, end: int) -> Party | None:
+    """The party named right after a role that ends at `end`: past a gloss of the role in the court below
+    and a header's colon ("上诉人（原审被告）：深圳市某电子有限公司")."""
+    rest = text[end : end + 40]
+    rest = rest[_ROLE_GLOSS.match(rest).end() :]  # type: ignore[union-attr]
+    spans = m.zh_name_spans(rest)
+    if spans and spans[0][0] == 0:
+        return spans[0][2]
+    # A company's place opens its name: nothing else may come first.
+    company = _ZH_COMPANY.search(rest)
+    if company and not re.search(r"[，,。；;：:、与和及]", rest[: company.start()]):
+        return frozenset({company.group(0)})
+    return None
+
+
+# A judgment's header lists each party by its role, then the party's agent or representative
+# ("被上诉人（原审原告）：段x7，……。委托诉讼代理人：莫0，……"; "被告人邱0，……。辩护人龚某，……"): the agent
+# belongs to the entry before it.
+_ENTRY = re.compile(r"(?:^|(?<=[。；;]))\s*(被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)(?:[（(][^）)]{1,12}[）)])?")
+
+
+def entry_before(text: str, at: int) -> str | None:
+    """The role of the header entry a Chinese text opens last before position `at` (a sentence opening
+    with it), or None."""
+    roles_found = [e.group(1) for e in _ENTRY.finditer(text, 0, max(at, 0))]
+    return roles_found[-1] if roles_found else None
+
+
+def first_role(text: str, lang: str) -> str | None:
+    """The first role a Chinese text names (原告, 被告人; not 本案 or 该案)."""
+    if lang != "zh":
+        return None
+    return next((r.group(0) for r in _ZH_ROLES.finditer(text) if r.group(0) not in ("本案", "该案")), None)
+
+
+# What may stand between a role and the name it introduces: a gloss of the role in the court below and
+# the colon of a judgment's header ("上诉人（原审被告）：", "原告:").
+_ROLE_GLOSS = re.compile(r"(?:[（(][^）)]{1,12}[）)])?\s*[：:]?\s*")
+
+
 def without_cases(text: str) -> str:
     """The text without the cases it names (a case number, a title in 《》, an English "In Chan v Wong,"
     frame): what a standalone question asks, not which judgment it is about."""

@@ -25,13 +25,15 @@ _ZH_ISSUE = re.compile(
     r"争议焦点|本案(?:的)?焦点|诉称|辩称|声称|主张|诉讼请求|请求(?:判令|法院|本院)|提出(?:上诉|申请|抗辩)"
     r"|(?:要|须|需|应)(?:当)?(?:审查|考虑|认定|确定|判断)(?:的)?(?:是否|问题)|是否(?:应当|应|可以)[^。；]*?(?:问题|争议)"
 )
-# A sentence that also states the court's decision ("本院对原告主张的加班费不予支持", "The Tribunal rejects
-# the argument that ...") is a finding, whatever submission it names.
+# A sentence that also states the court's decision ("本院对原告主张的加班费不予支持", "对原告主张的合理开支,
+# 本院酌情支持3,000元", "The Tribunal rejects the argument that ...") is a finding, whatever submission it
+# names.
 _EN_FINDING = re.compile(r"\b(?:finds?|found|rejects?|rejected|accepts?|accepted|refused|orders?|ordered|dismissed)\b", re.I)
 # So is one that says the party failed to prove what it says ("被告辩称其商品系从他人处进货,但未能提供进货
 # 凭证"): no party says that of itself.
 _ZH_FINDING = re.compile(
     r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|认可|确认)"
+    r"|(?:本院|法院)(?:依法|酌情|酌定|部分)(?:予以)?(?:支持|采纳|认可|确认|调整)"
     r"|[，,；;]\s*但(?:是|其)?(?:未能|未|没有|无法|不能)(?:提供|举证|举出|证明)"
 )
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").

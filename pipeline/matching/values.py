@@ -31,7 +31,8 @@ _EN = {
     "share": re.compile(
         r"\b\d+(?:\.\d+)?\s*(?:per\s*cent|percent|%)|\b(?:one|two)[-\s](?:third|half|quarter)s?\b", re.I
     ),
-    "clause": re.compile(r"\b(?:clause|paragraph)\s+\d+(?:\([a-z0-9]+\))*", re.I),
+    # A clause by its word, or a numbered sub-clause written bare ("14(d)" of a tenancy agreement).
+    "clause": re.compile(r"\b(?:clause|paragraph)\s+\d+(?:\([a-z0-9]+\))*|\b\d+\([a-z]{1,3}\)(?:\([a-z0-9]+\))*", re.I),
     "section": re.compile(r"\b(?:section|article|rule)\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
     "case": re.compile(r"\b[A-Z][A-Za-z]*\s+v\.?\s+[A-Z][A-Za-z]*(?:\s+[A-Z][A-Za-z-]*)*"),
 }
@@ -41,7 +42,11 @@ _ZH = {
         r"(?:人民币|港币|美元)?\s*\d[\d,，]*(?:\.\d+)?\s*(?:万|亿)?(?:元|美元|港元|港币)|(?:人民币|港币|美元)\s*\d[\d,，]*(?:\.\d+)?"
         r"|[一二三四五六七八九十百千万两]+(?:万|亿)?元"
     ),
-    "date": re.compile(r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?"),
+    # A date in digits or in numerals (二〇二一年三月五日), as judgments write both.
+    "date": re.compile(
+        r"(?:\d{4}|[〇零○一二三四五六七八九]{4})\s*年\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*月"
+        r"(?:\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*日)?"
+    ),
     "days": re.compile(rf"{_ZH_NUM}\s*(?:日|天|个工作日)"),
     "months": re.compile(rf"{_ZH_NUM}\s*个\s*月"),
     "years": re.compile(rf"{_ZH_NUM}\s*年(?!\s*\d+\s*月)"),
@@ -67,6 +72,8 @@ def _spans(text: str, lang: str) -> dict[str, list[str]]:
     """Each kind's values in the text. Dates go first and out of the text, so that a Chinese date is
     not also read as a duration (2016年4月12日) or an English one as a number of days."""
     table = _ZH if lang == "zh" else _EN
+    if lang == "zh":
+        text = language.plain_numerals(text)
     found: dict[str, list[str]] = {}
     if lang != "zh" and not any(ch.isdigit() for ch in text):
         # Without a digit only a number word, a fraction or a cited case can be a value.
@@ -92,6 +99,13 @@ def kinds(text: str, lang: str) -> set[str]:
     """The kinds of value stated in the text."""
     return set(_spans(text, lang))
 
+
+def without_values(text: str, lang: str) -> str:
+    """The text with every value of a known kind blanked out: what is left of its numbers is bare
+    ("第3类" keeps its 3; "256,300元" is gone)."""
+    for pattern in (_ZH if lang == "zh" else _EN).values():
+        text = pattern.sub(" ", text)
+    return text
 
 
 def values(text: str, of_kinds: set[str] | frozenset[str], lang: str) -> set[str]:
