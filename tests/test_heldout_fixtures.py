@@ -1,4 +1,4 @@
-"""The held-out judgments (tests/fixtures/zh_heldout*) that the validation set's held-out batches were drawn
+"""The held-out judgments (tests/fixtures/zh_heldout*, en_heldout) that the validation set's held-out batches were drawn
 from: every reference span is its paragraph's own text, every record imports under `on_invalid: stop`, and
 a question is left out only when its judgment gives it nothing to be made standalone with."""
 
@@ -14,7 +14,7 @@ from pipeline.importers.squad import load_squad
 from pipeline.params import QaImportParams
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3")
+FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "en_heldout")
 
 
 def articles(name: str) -> list[dict]:
@@ -42,7 +42,8 @@ def test_every_reference_is_its_paragraph_s_own_span(name):
 @pytest.mark.parametrize("name", FIXTURES)
 def test_the_fixture_imports_whole_but_for_questions_with_no_identifier(name):
     path = f"tests/fixtures/{name}/judgments.json"
-    cfg = QaImportParams(format="squad", path=path, language="zh", on_invalid="stop", standalone="prefix")
+    language = "en" if name.startswith("en_") else "zh"
+    cfg = QaImportParams(format="squad", path=path, language=language, on_invalid="stop", standalone="prefix")
     skips = Skips("corpus.qa_import", "stop")
     _, qas = load_squad(cfg, ROOT, skips)
     total = sum(len(p["qas"]) for a in articles(name) for p in a["paragraphs"])

@@ -159,10 +159,17 @@ def test_an_english_reply_offering_no_figure_takes_no_position_on_how_much():
     assert label("Chan Tai-man was fined on 3 May 2019.", fined, (passage,)).behaviour == "unusable"
     assert dims(label("Chan Tai-man was fined HK$50,000.", fined, (passage,))) == (
         "attempted", "fully_supported", "correct")
-    # Asked what the fines were (the question's form asks for no figure), a claim about them is one.
+    # Asked what the fines were, with a reference that is a figure and nothing more, the question asks for
+    # the figure whatever its form (blind readers of tests/fixtures/en_heldout read it so; the older
+    # convention here, a claim about the fines without one is a position, is given up).
     what = QA("e-what", "What were the fines of Chan Tai-man?", "HK$50,000", "e/p1", "e",
               "factual", ["HK$50,000"], [])
-    assert label("Chan Tai-man's fines were paid by his employer.", what, (passage,)).behaviour == "attempted"
+    assert label("Chan Tai-man's fines were paid by his employer.", what, (passage,)).behaviour == "unusable"
+    assert label("Chan Tai-man's fines came to HK$80,000.", what, (passage,)).behaviour == "attempted"
+    # A reference that says more than a figure ("15% of the rent") keeps the question's own form.
+    share = QA("e-share", "What reduction of the rent was allowed?", "15% of the rent", "e/p1", "e", "factual",
+               ["15% of the rent"], [])
+    assert label("A reduction of the rent was allowed for the loss of amenity.", share, (passage,)).behaviour == "attempted"
 
 
 def test_a_figure_for_who_bears_the_fee_supports_nothing_even_without_a_reference():

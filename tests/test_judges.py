@@ -13,6 +13,7 @@ from pipeline import matching as m
 from pipeline.backends.base import Response
 from pipeline.judges import JudgeItem, RuleJudge, file_name, make_judge
 from pipeline.judges.llm import LLMJudge, judge_prompt, parse_reply
+from pipeline.matching.parties import cases
 from pipeline.params import DecodingParams, Params
 from pipeline.records import LABEL_DIMENSIONS, QA, Candidate, Passage
 
@@ -701,3 +702,44 @@ def test_a_reply_stating_no_clause_or_guideline_takes_no_position_on_a_rule_ques
     ]:
         cand = Candidate("eq7/ctx/offline:x", "eq7/ctx", "offline:x", text, "stop")
         assert STRICT.judge_one(JudgeItem(cand, rule, (lease, issue), True, REFUSAL)).behaviour == behaviour, text
+
+
+def test_a_question_framed_by_a_numbered_case_names_the_case_its_heading_names():
+    """"In DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man, ..." and "In Re Tsang Yuk-lan (deceased), ..." name
+    the case of a passage headed "DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man" or "Re Tsang Yuk-lan
+    (deceased)": its sentences are about the case asked (tests/fixtures/en_heldout)."""
+    assert cases("In DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man, what was the rent?") == cases(
+        "DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man", heading=True)
+    assert cases("In HKSAR v Lam Wing-kei and Ho Chi-keung, what discount?") == cases(
+        "HKSAR v Lam Wing-kei and Ho Chi-keung", heading=True)
+    assert cases("In Re Tsang Yuk-lan (deceased), who represented the defendants?") == cases(
+        "Re Tsang Yuk-lan (deceased)", heading=True) == {"re tsang yuk-lan"}
+    heading = "DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man"
+    amenity = Passage("lk/p5", "lk", "lk", heading,
+                      "For the loss of amenity I allow a reduction of 15% of the rent, that is $2,475 a month.")
+    other = Passage("ng/p2", "ng", "ng", "CACV 156/2023 Ng Kwok-leung v Sunrise Logistics Limited",
+                    "The trial judge reduced the damages by 50% for contributory negligence.")
+    qa = QA("e-amenity", f"In {heading}, what percentage of the rent was allowed as a reduction for the loss of amenity?",
+            "15%", "lk/p5", "lk", "factual", ["15%"], [])
+    cand = Candidate("e-amenity/ctx/offline:x", "e-amenity/ctx", "offline:x",
+                     'Passage [1] states: "For the loss of amenity I allow a reduction of 15% of the rent."', "stop")
+    label = STRICT.judge_one(JudgeItem(cand, qa, (amenity, other), True, REFUSAL))
+    assert (label.faithfulness, label.correctness) == ("fully_supported", "correct")
+
+
+def test_a_no_running_into_a_noun_is_no_answer():
+    assert m.lead_polarity("No rent has been paid since 1 May 2022.", "en") is None
+    assert m.lead_polarity("No order as to costs.", "en") is None
+    for text in ("No.", "No, the sentence was not suspended.", "No", "- No", "The answer is: No."):
+        assert m.lead_polarity(text, "en") == "no", text
+
+
+def test_asked_when_with_no_reference_a_reply_offering_no_date_takes_no_position():
+    orders = Passage("lk/p6", "lk", "lk", "Orders", "The defendant shall deliver up vacant possession within 28 days "
+                     "and pay $62,800.")
+    when = QA("e-when", "On what date did the defendant deliver up vacant possession?", "", "lk/p6", "lk", "factual",
+              [], [])
+    for text, behaviour in [("The defendant shall deliver up vacant possession within 28 days and pay $62,800.", "unusable"),
+                            ("The defendant delivered up vacant possession on 3 March 2023.", "attempted")]:
+        cand = Candidate("e-when/ctx/offline:x", "e-when/ctx", "offline:x", text, "stop")
+        assert STRICT.judge_one(JudgeItem(cand, when, (orders,), False, REFUSAL)).behaviour == behaviour, text

@@ -116,7 +116,9 @@ def asks_who(question: str, lang: str) -> bool:
 _ASKS_FIGURE = {
     "zh": re.compile(r"多少|几(?!乎)|多长|多久|多大|何时|什么时[候间]|哪一?(?:天|日|年|月)"),
     "en": re.compile(
-        r"\bhow\s+(?:much|many|long)\b|^\s*when\b|\bon\s+what\s+date\b|\bwhat\s+(?:amount|sum|date|percentage)\b", re.I
+        r"\bhow\s+(?:much|many|long)\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
+        r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b",
+        re.I
     ),
 }
 
@@ -125,16 +127,32 @@ def asks_figure(question: str, lang: str) -> bool:
     return bool(_ASKS_FIGURE["zh" if lang == "zh" else "en"].search(question))
 
 
-def _offers_figure(answer: str, facts: list[str], lang: str) -> bool:
+# The kind of figure a question asks for when no reference says it (a question the set marks impossible):
+# a date to "when", "on what date", 哪一天.
+_ASKS_DATE = {
+    "zh": re.compile(r"何时|什么时[候间]|哪一?(?:天|日)|几月几日"),
+    "en": re.compile(r"^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+date\b", re.I),
+}
+
+
+def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "") -> bool:
     """Whether a reply offers a figure as an answer: a value of a kind the facts are, of any kind but those
     that only situate (a date in "被告自2018年3月起未再支付租金" answers no "how much"), or a bare number ("a
-    sum of 160,000"; not a citation's [9], a case number, a date or the index of an anonymised name)."""
+    sum of 160,000"; not a citation's [9], a case number, a date or the index of an anonymised name). With
+    no facts, a question asking when wants a date: an amount or a period offers none."""
     offered = values.kinds(answer, lang)
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
+    if not facts and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
+        return "date" in offered
     if offered - values.SITUATING or offered & asked:
         return True
     bare = values.without_dates(m.strip_citations(without_parties(answer, lang)), lang)
     return any(ch.isdigit() for ch in bare)
+
+
+def _figure_only(fact: str, lang: str) -> bool:
+    """A fact that is a figure and nothing more ("$16,500", "3,000元"; not "15% of the rent")."""
+    return bool(values.kinds(fact, lang) - values.SITUATING) and not m.fact_words(values.without_values(fact, lang), lang)
 
 
 def _names_who(clause: str, question: str, lang: str) -> bool:
@@ -267,9 +285,12 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # To a question asking for a figure, a finished reply offering none takes no position, however many of
     # the question's words it holds ("该车在合肥市发生单方事故" to the sum insured; "超出部分由其在商业三者险
     # 限额内赔付" to what that limit is): a whole amount or nothing paid was read above as a figure.
-    if asks_figure(qa.question, lang) and any(values.kinds(f, lang) for f in facts) and not _offers_figure(
-        answer, facts, lang
-    ):
+    # So it does to a question whose reference is a figure and nothing more ("$16,500" for "what was the
+    # monthly rent?"; "No rent has been paid since 1 May 2022" names none), and to a question asking for a
+    # figure that the set marks impossible.
+    figure_facts = [f for f in facts if values.kinds(f, lang)]
+    asks = asks_figure(qa.question, lang) or bool(facts) and all(_figure_only(f, lang) for f in facts)
+    if asks and (figure_facts or not facts) and not _offers_figure(answer, facts, lang, qa.question):
         return False
     # To a question asking for a rule (a guideline case and its range, a clause and its period), a reply
     # offering no value of those kinds states no rule, whatever it says of the matter: an issue statement

@@ -71,10 +71,11 @@ _SHOWN = re.compile(r"\b(?:passages?|context|excerpts?|documents?|provided|they|
 # A line break ends a clause too: list items ("- Yes\n- <refusal>") are separate statements.
 _CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:])\s+|\s*\n\s*|,\s*(?=(?:but|however|although|though|nevertheless)\b)", re.I)
 # A list marker may come first: small instruct models often answer "- Yes" or "1. No, ...".
-# "The answer (to this question) is: No." leads with its No as well.
+# "The answer (to this question) is: No." leads with its No as well. A No running on into a noun ("No rent
+# has been paid", "No order as to costs") is a determiner, not an answer: the answer's No stands alone.
 _LEAD = re.compile(
     r"^\s*(?:[-*\u2022]\s*|\d+[.)]\s+)?(?:the\s+(?:short\s+)?answer(?:\s+to\s+(?:this|the)\s+question)?\s+is\s*:?\s*)?"
-    r"(yes|no)\b[\s,.;:!\-\u2014]*",
+    r"(yes|no(?=[^\S\n]*(?:$|\n|[,.;:!\-\u2014])))\b[\s,.;:!\-\u2014]*",
     re.I,
 )
 

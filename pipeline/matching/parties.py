@@ -62,8 +62,14 @@ _JUDGMENT_TITLE = re.compile(r"[^\s《》，,。；;]{2,60}?(?:判决书|裁定�
 
 
 # An English question framed by its case ("In Chan v Wong, how much ..."), a heading naming one.
-_EN_FRAME = re.compile(r"^\s*In\s+([A-Z][^,]{0,80}?\s+v\.?\s+[A-Z][^,]{0,80}?),\s*")
-_EN_CASE = re.compile(r"[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*\s+v\.?\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*")
+# A matter "Re" its subject ("In Re Tsang Yuk-lan (deceased), ...") is framed the same way.
+_EN_FRAME = re.compile(
+    r"^\s*In\s+([A-Z][^,]{0,80}?\s+v\.?\s+[A-Z][^,]{0,80}?|[Rr]e\s+[A-Z][^,]{0,80}?),\s*"
+)
+_EN_CASE = re.compile(
+    r"[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*\s+v\.?\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*"
+    r"|\bRe\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*"
+)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -75,7 +81,13 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
         if heading:
             return frozenset(c.lower() for c in _EN_CASE.findall(text))
         frame = _EN_FRAME.match(text)
-        return frozenset({frame.group(1).lower()}) if frame else frozenset()
+        if not frame:
+            return frozenset()
+        # The frame names the case as its heading would ("In DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man,",
+        # "In HKSAR v Lam Wing-kei and Ho Chi-keung,"): by the parties either side of its "v", without the
+        # number or the second accused.
+        named = _EN_CASE.findall(frame.group(1))
+        return frozenset({(named[0] if named else frame.group(1)).lower()})
     found = {f"({year}){rest}" for year, rest in _CASE_NUMBER.findall(text)}
     bare = _CASE_NUMBER.sub(" ", text)
     titles = re.findall(r"《([^》]*)》", bare) if not heading else _JUDGMENT_TITLE.findall(bare)
