@@ -179,7 +179,8 @@ def sample(interim: Path, source: str, per_stratum: int, seed: int, counts: dict
     if kind:
         candidates = [c for c in candidates if qas[contexts[c.context_id].qa_id].kind == kind]
     if skip_refusals:
-        candidates = [c for c in candidates if c.text.strip() not in set(refusals.values())]
+        refusal_texts = set(refusals.values())
+        candidates = [c for c in candidates if c.text.strip() not in refusal_texts]
     taken = {x.removeprefix(f"{source}/") for x in exclude}
     drawn = draw_strata(candidates, contexts, per_stratum, counts or {}, seed, taken)
     if collisions:

@@ -30,8 +30,8 @@ from pipeline.matching import statements, values
 from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import (
     Party,
+    agent_of_another_party,
     cases,
-    entry_before,
     first_role,
     has_role,
     names_any,
@@ -376,7 +376,9 @@ class RuleJudge:
                 return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
-        if verdict == "supported" and best is not None and _another_entry(best, item, lang):
+        # A header's agent of another party than the role asked ("委托诉讼代理人：莫0" under the 被上诉人).
+        if (verdict == "supported" and best is not None and lang == "zh"
+                and agent_of_another_party(item.qa.question, best.text, item.passages[best.passage].text)):
             return "unsupported"
         return verdict
 
@@ -738,15 +740,6 @@ def _limits(qualifier: str, lang: str) -> bool:
     return not (values.kinds(qualifier, lang) == {"date"})
 
 
-# A question asking for the agent, lawyer or representative of a party named by its role, and a header
-# sentence naming one ("委托诉讼代理人：莫0，广东某律师事务所律师。").
-_ASKS_ENTRY_ZH = re.compile(
-    r"(被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)(?:[（(][^）)]*[）)])?的?"
-    r"(?:委托诉讼代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人)"
-)
-_ENTRY_ZH = re.compile(r"^\s*(?:委托诉讼代理人|诉讼代理人|代理人|辩护人|法定代表人)")
-
-
 # Statuses of which a party holds exactly one: asked whether it holds one, a sentence giving it another
 # answers no ("被告人韦x5……系从犯" to 是否系主犯; "负事故的次要责任" to 是否负主要责任). Longer names first.
 _EXCLUSIVE_ZH = (
@@ -779,18 +772,6 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
             if len(given) == 1:
                 return s, "yes" if given == asked else "no"
     return None
-
-
-def _another_entry(best: Sentence, item: JudgeItem, lang: str) -> bool:
-    """Whether the header sentence an answer rests on names the agent of another party than the role
-    asked: "委托诉讼代理人：莫0" under the 被上诉人's entry answers nothing of the 上诉人's agent."""
-    asked = _ASKS_ENTRY_ZH.search(item.qa.question) if lang == "zh" else None
-    if asked is None or not _ENTRY_ZH.match(best.text):
-        return False
-    text = item.passages[best.passage].text
-    at = text.find(best.text.strip()[:12])
-    owner = entry_before(text, at) if at >= 0 else None
-    return owner is not None and owner != asked.group(1)
 
 
 def _by_role(fact: str, answer: str, item: JudgeItem, lang: str) -> bool:

@@ -50,7 +50,9 @@ _EN_ROLES = re.compile(
     r"|offender|prosecution|party|parties)s?\b",
     re.I,
 )
-_ZH_ROLES = re.compile(r"被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人|当事人|出租人|承租人|被害人|公诉机关|本案|该案")
+# The roles a judgment's header lists its parties by (longer first: 被上诉人 before 上诉人).
+_HEADER_ROLES = "被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人"
+_ZH_ROLES = re.compile(rf"{_HEADER_ROLES}|当事人|出租人|承租人|被害人|公诉机关|本案|该案")
 
 
 # A document's title (《中国证监会行政处罚决定书（李某）》) or case number ("在（2016）皖1125刑初219号案中")
@@ -132,14 +134,28 @@ def _named_after(text: str, end: int) -> Party | None:
 # A judgment's header lists each party by its role, then the party's agent or representative
 # ("被上诉人（原审原告）：段x7，……。委托诉讼代理人：莫0，……"; "被告人邱0，……。辩护人龚某，……"): the agent
 # belongs to the entry before it.
-_ENTRY = re.compile(r"(?:^|(?<=[。；;]))\s*(被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)(?:[（(][^）)]{1,12}[）)])?")
+_AGENTS = "委托诉讼代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人"
+_ENTRY = re.compile(rf"(?:^|(?<=[。；;]))\s*({_HEADER_ROLES})(?:[（(][^）)]{{1,12}}[）)])?")
+_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})(?:[（(][^）)]*[）)])?的?(?:{_AGENTS})")
+_AGENT_ENTRY = re.compile(rf"^\s*(?:{_AGENTS})")
 
 
-def entry_before(text: str, at: int) -> str | None:
+def _entry_before(text: str, at: int) -> str | None:
     """The role of the header entry a Chinese text opens last before position `at` (a sentence opening
     with it), or None."""
     roles_found = [e.group(1) for e in _ENTRY.finditer(text, 0, max(at, 0))]
     return roles_found[-1] if roles_found else None
+
+
+def agent_of_another_party(question: str, sentence: str, text: str) -> bool:
+    """Whether a header sentence of `text` naming an agent ("委托诉讼代理人：莫0，……") sits under another
+    party's entry than the role whose agent the Chinese question asks for (上诉人的委托诉讼代理人)."""
+    asked = _ASKS_AGENT.search(question)
+    if asked is None or not _AGENT_ENTRY.match(sentence):
+        return False
+    at = text.find(sentence.strip()[:12])
+    owner = _entry_before(text, at) if at >= 0 else None
+    return owner is not None and owner != asked.group(1)
 
 
 def first_role(text: str, lang: str) -> str | None:
