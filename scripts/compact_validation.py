@@ -7,11 +7,15 @@ Run it after appending items (data/validation/README.md); the items read the sam
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from pipeline.judges.validation_passages import TABLE, compact
 
 if __name__ == "__main__":
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "data/validation")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", nargs="?", default="data/validation", type=Path, help="the validation set's folder")
+    folder = parser.parse_args().folder
+    if not folder.is_dir():
+        parser.error(f"{folder}: no such folder")
     print(f"{compact(folder)} inline passages moved into {folder / TABLE}")

@@ -76,12 +76,52 @@ def test_only_a_framing_clause_before_the_cut_is_unusable():
     assert lab.behaviour == "unusable"
 
 
-def test_english_still_reads_finished_sentences_only():
-    # A comma ends no English sentence: the cut leaves nothing finished.
-    lab = label("Chan Tai-man owes HK$56,320 in arrears of rent, and the", EN_OWED, (EN_ARREARS,))
+def test_english_reads_finished_sentences_and_what_a_paste_pasted_whole():
+    # A comma ends no English sentence: a reply in its own words cut there leaves nothing finished.
+    lab = label("Chan Tai-man owes the landlord HK$56,320, and the", EN_OWED, (EN_ARREARS,))
     assert lab.behaviour == "unusable"
     lab = label("Chan Tai-man owes HK$56,320 in arrears of rent. The landlord", EN_OWED, (EN_ARREARS,))
     assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
+    # A passage pasted word for word states what it pasted whole before the cut, as the passage does.
+    lab = label("Chan Tai-man owes HK$56,320 in arrears of rent, and the", EN_OWED, (EN_ARREARS,))
+    assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
+
+
+EN_CHARGE = Passage(
+    "ec/p1", "ec", "ec", "Charge",
+    "The first defendant, Lam Wing-kei, pleaded guilty to theft, contrary to section 9 of the Theft Ordinance "
+    "(Cap 210), and was sentenced to 4 years and 6 months' imprisonment, with $29,410 to be paid within 14 days "
+    "of this order.",
+)
+EN_PROVISION = QA("eq-prov", "Under which provision was Lam Wing-kei charged?", "section 9 of the Theft Ordinance (Cap 210)",
+                  "ec/p1", "ec", "factual", ["section 9 of the Theft Ordinance (Cap 210)"], [])
+
+
+def english_kept(text: str) -> str | None:
+    cand = Candidate("eq-prov/ctx/offline:x", "eq-prov/ctx", "offline:x", text, "length")
+    judged = as_judged(JudgeItem(cand, EN_PROVISION, (EN_CHARGE,), True, REFUSALS["en"]))
+    return judged.candidate.text if judged else None
+
+
+def test_an_english_paste_is_read_through_its_last_whole_word_and_value():
+    frame = "Reading the passages, the answer rests on the following. "
+    assert english_kept(frame + "The first defendant, Lam Wing-kei, pleaded guilty to theft, contrary to section 9") == (
+        frame + "The first defendant, Lam Wing-kei, pleaded guilty to theft, contrary to section 9")
+    # A word the cut split, or a value the passage goes on with, is not pasted whole.
+    assert english_kept(frame + "and was sentenced to 4 years and 6 months' imprisonment, with $29,4").endswith(
+        "imprisonment, with")
+    assert english_kept(frame + "and was sentenced to 4 years and 6 mo") == frame.strip()
+    assert english_kept(frame + "and was sentenced to 4 years") == frame.strip()
+    # A paste naming no value whole states nothing: its negation's object never came.
+    assert english_kept(frame + "The first defendant, Lam Wing-kei, pleaded guilty to") == frame.strip()
+    assert english_kept(frame + "with $29,4") == frame.strip()
+    # Words of its own, or fewer than three words, are no paste.
+    assert english_kept(frame + "The defendant was charged under section 9") == frame.strip()
+    for judge in (STRICT, LENIENT):
+        lab = label(frame + "The first defendant, Lam Wing-kei, pleaded guilty to theft, contrary to section 9",
+                    EN_PROVISION, (EN_CHARGE,), judge)
+        # The section is named whole before the cut: the provision asked, correct; cut off, so incomplete.
+        assert dims(lab) == ("attempted", "fully_supported", "correct", "incomplete")
 
 
 def test_a_short_answer_cut_in_its_filler_is_read_as_an_answer():

@@ -398,3 +398,53 @@ def test_another_status_of_an_exclusive_group_answers_no():
     assert label("是。", principal, (THEFT,)).faithfulness == "contradicted"
     leader = QA("h-leader", "被告人邱0在共同犯罪中是否系主犯?", "是", "th/p3", "th", "yesno", ["Yes"], [])
     assert label("是。", leader, (THEFT,)).faithfulness == "fully_supported"
+
+
+# A claim made of items and a partnership's loss shared by agreed proportions: the total, its components,
+# and a share (docs/method.md §4: in a pasted passage cut off, a component is no total, a whole no share).
+CLAIM_ITEMS = Passage("ci/p1", "ci", "ci", "（2023）川0104刑初356号 林0诉赵0附带民事诉讼",
+                      "附带民事诉讼原告人林0请求判令被告人赔偿医疗费23,460元、误工费9,000元、护理费3,600元、交通费1,940元,"
+                      "物质损失共计38,000元。")
+PARTNERS = Passage("pa/p1", "pa", "pa", "袁x2与何1合伙协议纠纷一审民事判决书",
+                   "合伙清算时,合伙财产较出资总额500,000元亏损150,000元。不足返还的亏损由合伙人按约定比例分担,袁x2应分担亏损60,000元。")
+TOTAL = QA("h-total", "在（2023）川0104刑初356号案中，附带民事诉讼原告人主张的物质损失共计多少?", "38,000元", "ci/p1", "ci",
+           "factual", ["38,000元"], [])
+SHARE = QA("h-share", "在《袁x2与何1合伙协议纠纷一审民事判决书》中，袁x2应分担的亏损是多少?", "60,000元", "pa/p1", "pa",
+           "factual", ["60,000元"], [])
+
+
+def test_a_cut_paste_of_components_or_of_the_whole_states_no_total_or_share():
+    frame = "通读上述段落，答案的依据如下。"
+    assert cut(frame + "附带民事诉讼原告人林0请求判令被告人赔偿医疗费23,460元、误工费9,000元、护理费3,600元、",
+               TOTAL, (CLAIM_ITEMS, LEASE)).behaviour == "unusable"
+    assert cut(frame + "合伙财产较出资总额500,000元亏损150,000元。不足返还的亏损由合伙人按约定比例",
+               SHARE, (PARTNERS, LEASE)).behaviour == "unusable"
+    # The total, or the share, stated before the cut answers; a finished reply offering a component is an
+    # attempt (another item's figure of the kind asked: unsupported).
+    lab = cut(frame + "交通费1,940元,物质损失共计38,000元。判决如", TOTAL, (CLAIM_ITEMS, LEASE))
+    assert (lab.behaviour, lab.correctness) == ("attempted", "correct")
+    lab = cut(frame + "不足返还的亏损由合伙人按约定比例分担,袁x2应分担亏损60,000元。判决", SHARE, (PARTNERS, LEASE))
+    assert (lab.behaviour, lab.correctness) == ("attempted", "correct")
+    lab = label("医疗费23,460元。", TOTAL, (CLAIM_ITEMS, LEASE))
+    assert dims(lab) == ("attempted", "unsupported", "incorrect")
+
+
+MEDICAL_COSTS = QA("h-medical", "原告花了多少医疗费?", "", "tj/p2", "tj", "factual", [], [])
+WRITTEN_WILL = Passage("wl/p1", "wl", "wl", "萧1、萧x4与萧某遗嘱继承纠纷一审民事判决书",
+               "经本院委托司法鉴定,遗嘱正文及“萧x0”签名系萧x0本人书写,但落款日期并非萧x0本人书写。遗嘱系萧x0在其住所书写。")
+WHERE = QA("h-where", "在《萧1、萧x4与萧某遗嘱继承纠纷一审民事判决书》中，涉案遗嘱是在何处书写的?", "", "wl/p1", "wl", "factual", [], [])
+
+
+def test_a_question_without_reference_is_answered_by_the_claim_on_what_it_asks():
+    # The set marks the question impossible, yet the pasted finding states the medical costs: that claim is
+    # the answer, and the defendant's line before it is a secondary claim of the same judgment.
+    passage = Passage("tj/p3", "tj", "tj", TITLE, "经审理查明:被告李0驾驶小型轿车与原告孙x5相撞,致原告受伤。"
+                      "原告住院治疗21天,花去医疗费23,417.60元。原告的各项损失合计187,306.40元。")
+    lab = label("被告李0驾驶小型轿车与原告孙x5相撞,致原告受伤。原告住院治疗21天,花去医疗费23,417.60元。", MEDICAL_COSTS,
+                (passage, LEASE), answerable=False)
+    assert (lab.behaviour, lab.faithfulness) == ("attempted", "fully_supported")
+
+
+def test_a_reply_naming_no_place_takes_no_position_on_where():
+    assert label("遗嘱正文及“萧x0”签名系萧x0本人书写。", WHERE, (WRITTEN_WILL,), answerable=False).behaviour == "unusable"
+    assert label("遗嘱系萧x0在其住所书写。", WHERE, (WRITTEN_WILL,), answerable=False).behaviour == "attempted"

@@ -489,3 +489,144 @@ def test_nothing_repaid_states_how_much_of_the_item_asked(judge):
     assert dims("Tsang Wai-kit had repaid nothing of the loan.", repaid, (writ,), judge)[::2] == (
         "attempted", "incorrect")
     assert dims("Tsang Wai-kit did not repay the loan on time.", repaid, (writ,), judge)[0] == "unusable"
+
+
+# ------------------------------------------------------- English: cited authorities, another item, quotes
+# A sentencing decision citing a guideline case, and a decision of no named case citing another one
+# (docs/method.md §4: a sentence citing a case speaks of that case).
+EC_GUIDE = passage("ec/p3", "Ho Chi-keung v Everwin Construction Company Limited",
+                   "As stated in Chan Kwok-wah v Hip Shing Scaffolding Company Limited, the court is not bound by the "
+                   "Board's assessment; in that case a scaffolder's assessment was raised from 3% to 6%.")
+EC_OWN = passage("ec/p4", "Ho Chi-keung v Everwin Construction Company Limited",
+                 "I assess the applicant's loss of earning capacity at 8%, above the Board's 5%.")
+FRAMEWORK = passage("fw/p1", "Legal framework",
+                    "For obtaining property by deception, HKSAR v Kwan Wai laid down a starting point of 2 years to 4 "
+                    "years.")
+RACE = passage("rc/p4", "HKSAR v Chan Tsz-ho and Lam Wing-kei",
+               "For the first defendant I take a starting point of 4 years and 6 months' imprisonment.")
+RAISED = QA("q-raised", "In Chan Kwok-wah v Hip Shing Scaffolding Company Limited, to what percentage was the "
+            "assessment raised?", "6%", "ec/p3", "ec", "factual", ["6%"], [])
+START = QA("q-start", "In HKSAR v Chan Tsz-ho and Lam Wing-kei, what starting point did the judge adopt for the first "
+           "defendant?", "4 years and 6 months' imprisonment", "rc/p4", "rc", "factual",
+           ["4 years and 6 months' imprisonment"], [])
+
+
+def test_a_sentence_citing_a_case_speaks_of_that_case():
+    # The cited authority's own figure, given by the citing court, supports a question about that authority.
+    quote = ('Passage [1] states: "As stated in Chan Kwok-wah v Hip Shing Scaffolding Company Limited, the court is not '
+             "bound by the Board's assessment; in that case a scaffolder's assessment was raised from 3% to 6%.\"")
+    assert dims(quote, RAISED, (EC_GUIDE, EC_OWN)) == ("attempted", "fully_supported", "correct", "complete")
+    # Another case's range, cited in a passage of no named case, is no starting point of the case asked.
+    other = "HKSAR v Kwan Wai laid down a starting point of 2 years to 4 years."
+    assert dims(other, START, (FRAMEWORK, RACE))[:3] == ("attempted", "unsupported", "incorrect")
+    assert dims("For the first defendant I take a starting point of 4 years and 6 months' imprisonment.",
+                START, (FRAMEWORK, RACE))[:3] == ("attempted", "fully_supported", "correct")
+
+
+TILES = passage("wk/p2", "HCA 2290/2022 Wah Kee Tiles Limited v Fortune Peak Construction Limited",
+                "The first plaintiff's contract was for tiles at a price of $1,248,000, of which the defendant paid a "
+                "deposit of $374,400. The balance of $873,600 remains unpaid.")
+BALANCE = QA("q-bal", "In HCA 2290/2022 Wah Kee Tiles Limited v Fortune Peak Construction Limited, what balance of the "
+             "price does the first plaintiff claim?", "$873,600", "wk/p2", "wk", "factual", ["$873,600"], [])
+
+
+def test_a_quote_of_another_item_of_the_passage_that_states_the_one_asked_supports_nothing():
+    text = "The first plaintiff's contract was for tiles at a price of $1,248,000, of which the defendant paid a deposit of $374,400."
+    assert dims(text, BALANCE, (TILES,))[:3] == ("attempted", "unsupported", "incorrect")
+    assert dims("The balance of $873,600 remains unpaid.", BALANCE, (TILES,))[:3] == (
+        "attempted", "fully_supported", "correct")
+
+
+LICENCE = passage("lq/p2", "HCAL 1871/2023 Kwan Yee-man v Liquor Licensing Board",
+                  "Under regulation 17(3) of the Dutiable Commodities (Liquor) Regulations (Cap 109B), the Board shall "
+                  "not renew a licence unless it is satisfied that the renewal would not be contrary to the public interest.")
+REGULATION = QA("q-reg", "In HCAL 1871/2023 Kwan Yee-man v Liquor Licensing Board, under which regulation did the Board "
+                "refuse renewal?", "regulation 17(3) of the Dutiable Commodities (Liquor) Regulations (Cap 109B)",
+                "lq/p2", "lq", "factual", ["regulation 17(3) of the Dutiable Commodities (Liquor) Regulations (Cap 109B)"], [])
+
+
+def test_a_quoted_paste_cut_off_names_the_regulation_it_pasted_whole():
+    assert values.kinds("under regulation 17(3)", "en") == {"section"}
+    text = ('Passage [1] states: "Under regulation 17(3) of the Dutiable Commodities (Liquor) Regulations (Cap 109B), '
+            "the Board shall not renew a licence unless it is satisfied that the")
+    assert dims(text, REGULATION, (LICENCE, FRAMEWORK), finish="length") == (
+        "attempted", "fully_supported", "correct", "incomplete")
+    # Cut inside the regulation's number: nothing whole is pasted.
+    assert dims('Passage [1] states: "Under regulation 1', REGULATION, (LICENCE,), finish="length")[0] == "unusable"
+
+
+GUIDE_DRUGS = passage("wf/p3", "CACC 204/2024 HKSAR v Wong Siu-fung",
+                      "As stated in HKSAR v Tang Ka-chun, the guideline starting points for trafficking in cocaine are "
+                      "5 to 8 years' imprisonment for 10 to 50 grammes, and 8 to 13 years for 50 to 300 grammes.")
+FOUND = QA("q-found", "In CACC 204/2024 HKSAR v Wong Siu-fung, what quantity of cocaine was found?", "198.2 grammes",
+           "wf/p2", "wf", "factual", ["198.2 grammes"], [])
+
+
+def test_a_cut_paste_citing_another_case_states_nothing_of_the_case_asked():
+    text = ("Reading the passages, the answer rests on the following. As stated in HKSAR v Tang Ka-chun, the guideline "
+            "starting points for trafficking in cocaine are 5 to 8 years' imprisonment for 10 to 50 grammes, and 8 to")
+    assert dims(text, FOUND, (GUIDE_DRUGS,), finish="length")[0] == "unusable"
+
+
+# ------------------------------------------- English: what is no figure, dates to when, titles, one decision
+RACE_ORDERS = passage("rc/p5", "HKSAR v Chan Tsz-ho and Lam Wing-kei",
+                      "DCCC 318/2024. The second defendant, Lam Wing-kei, pleaded guilty to dangerous driving, contrary "
+                      "to section 37(1) of the Ordinance. He is disqualified from driving for 2 years.")
+BAN = QA("q-ban", "In HKSAR v Chan Tsz-ho and Lam Wing-kei, for how long was the second defendant disqualified from "
+         "driving?", "2 years", "rc/p5", "rc", "factual", ["2 years"], [])
+
+
+def test_a_section_or_a_case_number_is_no_figure():
+    # A section cited offers no duration, a case number no quantity: no position (docs/method.md §4).
+    for text in ("The second defendant, Lam Wing-kei, pleaded guilty to dangerous driving, contrary to section 37(1) "
+                 "of the Ordinance.", "DCCC 318/2024. This is the approach usually taken in law cases of this kind."):
+        assert dims(text, BAN, (RACE_ORDERS,))[0] == "unusable", text
+    assert dims("He is disqualified from driving for 2 years.", BAN, (RACE_ORDERS,))[:3] == (
+        "attempted", "fully_supported", "correct")
+
+
+LEAVE = passage("lq/p1", "HCAL 1871/2023 Kwan Yee-man v Liquor Licensing Board",
+                "Leave to apply for judicial review was granted on 20 September 2023.")
+DECREE = QA("q-decree", "In CWY v LHM, on what date was the decree absolute granted?", "", "fm/p1", "fm", "factual", [], [])
+MONEY_ORDER = passage("mo/p1", "DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man",
+                      "The defendant shall deliver up vacant possession within 28 days; interest runs from 12 October "
+                      "2022.")
+DELIVERED = QA("q-deliv", "In DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man, on what date did the defendant deliver up "
+               "vacant possession?", "", "mo/p1", "mo", "factual", [], [])
+
+
+def test_a_date_on_what_was_asked_answers_when_even_without_a_reference():
+    assert dims("Leave was granted on 20 September 2023.", DECREE, (LEAVE,))[0] == "attempted"
+    # A date situating another item (interest) gives no date of delivery.
+    text = "The defendant shall deliver up vacant possession within 28 days; interest runs from 12 October 2022."
+    assert dims(text, DELIVERED, (MONEY_ORDER,))[0] == "unusable"
+
+
+GOLDEN = passage("gc/p3", "Re Golden Crest Engineering Limited",
+                 "Mr Wong Siu-fun says that the company is entitled to a credit of $412,000 for defective bars.")
+CREDIT = QA("q-credit", "How much credit does Wong Siu-fun say the company is entitled to?", "$412,000", "gc/p3", "gc",
+            "factual", ["$412,000"], [])
+
+
+def test_a_title_is_no_part_of_a_name():
+    assert parties.parties("Mr Wong Siu-fun says", "en") == parties.parties("Wong Siu-fun says", "en")
+    quote = 'Passage [1] states: "Mr Wong Siu-fun says that the company is entitled to a credit of $412,000 for defective bars."'
+    assert dims(quote, CREDIT, (GOLDEN,))[:3] == ("attempted", "fully_supported", "correct")
+
+
+EC_FACTS = passage("ec/p2", "Ho Chi-keung v Everwin Construction Company Limited",
+                   "The respondent made advance payments to the applicant totalling $60,000.")
+EC_ORDER = passage("ec/p5", "Ho Chi-keung v Everwin Construction Company Limited",
+                   "The compensation before deduction is $282,700, and the respondent shall pay $222,700.")
+TOTAL_EC = QA("q-ectotal", "In Ho Chi-keung v Everwin Construction Company Limited, what was the compensation before "
+              "deduction?", "$282,700", "ec/p5", "ec", "factual", ["$282,700"], [])
+
+
+def test_another_item_of_the_decision_that_states_the_one_asked_supports_nothing_and_its_rule_supports_a_secondary():
+    text = "The respondent made advance payments to the applicant totalling $60,000."
+    assert dims(text, TOTAL_EC, (EC_FACTS, EC_ORDER))[:3] == ("attempted", "unsupported", "incorrect")
+    # The rule the citing court states beside the cited authority is of the decision the main claim rests on.
+    both = ("As stated in Chan Kwok-wah v Hip Shing Scaffolding Company Limited, the court is not bound by the Board's "
+            "assessment; in that case a scaffolder's assessment was raised from 3% to 6%. I assess the applicant's loss "
+            "of earning capacity at 8%, above the Board's 5%.")
+    assert dims(both, RAISED, (EC_GUIDE, EC_OWN))[:3] == ("attempted", "fully_supported", "correct")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pipeline import language, paths
+from pipeline.matching import values
 from pipeline.records import QA, Candidate, Label, Passage
 
 
@@ -56,6 +57,44 @@ _CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9])")}
 _FIGURE_END = {"zh": re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千]+)[万亿]?元|[0-9０-９][0-9０-９.]*[%％]")}
 
 
+_QUOTE_OPENS = re.compile(r"^[^\"“]{0,40}:\s*[\"“]")
+
+
+def _pasted_through(text: str, end: int, passages: Sequence[Passage]) -> int:
+    """Where the finished part of an English cut-off reply ends when its unfinished tail is a passage
+    pasted word for word: what it pasted whole before the cut is the passage's own words, stated as the
+    passage states them ("... contrary to section 9" of "... contrary to section 9 of the Theft Ordinance"
+    names section 9), when it names a value whole. A word the cut split is not pasted ("$29,4" of "$29,410"),
+    nor is a value the passage goes on with ("4 years" of "4 years and 6 months"); a tail of fewer than three
+    words is no paste."""
+    tail = text[end:]
+    run = tail.strip()
+    start = end + len(tail) - len(tail.lstrip())
+    # An attributed quote (Passage [1] states: "...) pastes what follows its opening mark.
+    quoted = _QUOTE_OPENS.match(run)
+    if quoted:
+        start, run = start + quoted.end(), run[quoted.end() :]
+    if len(run.split()) < 3:
+        return end
+    for passage in passages:
+        at = passage.text.find(run)
+        if at < 0:
+            continue
+        stop = len(run)
+        after = at + stop
+        if after < len(passage.text) and passage.text[after].isalnum() and run[-1].isalnum():
+            stop = max(run.rfind(" "), 0)
+        split = values.split_at(passage.text, at + stop)
+        if split is not None:
+            stop = split - at
+        whole = run[:stop].rstrip(" ,;:(")
+        # Only a paste naming a value whole is read on: "The landlord was not entitled to" states nothing,
+        # its negation's object never came.
+        named = values.kinds(whole, "en")
+        return start + len(whole) if len(whole.split()) >= 3 and named else end
+    return end
+
+
 def cut_off(item: JudgeItem) -> bool:
     return item.candidate.finish_reason == CUT_OFF
 
@@ -73,6 +112,8 @@ def as_judged(item: JudgeItem) -> JudgeItem | None:
         ends += [m.start() for m in _CLAUSE_END[lang].finditer(text)]
         ends += [m.end() for m in _FIGURE_END[lang].finditer(text)]
     end = max(ends) if ends else 0
+    if lang == "en":
+        end = _pasted_through(text, end, item.passages)
     kept = text[:end].strip()
     if not kept:
         return None

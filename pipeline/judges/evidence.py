@@ -163,8 +163,17 @@ class ContextView:
         if self.home is not None:
             return passage.decision == self.home
         own = self.cases[s.passage]
-        if not self.asked_cases or not own:
+        if not self.asked_cases:
             return None
+        # An English sentence citing a case ("As stated in Chan Kwok-wah v Hip Shing ..., the assessment was
+        # raised from 3% to 6%") speaks of it: of the case asked when it cites that one, and, in a passage of
+        # no named case, of the case it cites and no other ("HKSAR v Kwan Wai laid down a starting point of
+        # 2 years to 4 years" is no starting point of the case asked).
+        cited = cases(s.text, heading=True) if not language.has_cjk(s.text) else frozenset()
+        if cited & self.asked_cases:
+            return True
+        if not own:
+            return False if cited else None
         return bool(own & self.asked_cases)
 
     def about(self, s: Sentence, subjects: list[Party]) -> bool:

@@ -15,7 +15,7 @@ from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
-from pipeline.matching.parties import has_role, names_any, parties, topic_words, without_parties
+from pipeline.matching.parties import cases, has_role, names_any, parties, topic_words, without_parties
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
 
@@ -135,6 +135,34 @@ _ASKS_DATE = {
 }
 
 
+# A place to "where" (何处, 在哪里) when no reference says it: a reply naming none takes no position ("遗嘱正文
+# ……系萧x0本人书写" says who wrote a will, not where).
+_ASKS_PLACE = {
+    "zh": re.compile(r"何处|何地|哪里|哪儿|什么地方|在哪"),
+    "en": re.compile(r"^\s*(?:In\s[^,]*,\s*)?where\b|\bat\s+what\s+(?:place|address)\b", re.I),
+}
+_PLACE = {
+    "zh": re.compile(r"[省市县区镇乡村路街巷楼室]|家中|住所|住处|寓所|医院|宾馆|酒店|办公|公证处|事务所|现场|门口|仓库|店"),
+    "en": re.compile(
+        r"\b(?:at|in|on)\s+(?:the\s+)?(?:[A-Z][\w'-]*|home|office|premises|flat|shop|hospital|court|street|road)\b"
+        r"|\b(?:Road|Street|Flat|Floor|Building|Centre|Court|Mansion|Estate)\b"
+    ),
+}
+
+
+def _offers_place(answer: str, question: str, lang: str) -> bool | None:
+    """Whether a reply to a question asking where, with no reference, names a place; None for any other
+    question."""
+    key = "zh" if lang == "zh" else "en"
+    if not _ASKS_PLACE[key].search(question):
+        return None
+    return bool(_PLACE[key].search(without_parties(answer, lang)))
+
+
+# Kinds of value that cite a source rather than state a figure.
+_CITED = frozenset({"section", "clause", "case"})
+
+
 def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "") -> bool:
     """Whether a reply offers a figure as an answer: a value of a kind the facts are, of any kind but those
     that only situate (a date in "被告自2018年3月起未再支付租金" answers no "how much"), or a bare number ("a
@@ -144,9 +172,18 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
     if not facts and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
-    if offered - values.SITUATING or offered & asked:
+    if offered & asked:
         return True
     bare = values.without_dates(m.strip_citations(without_parties(answer, lang)), lang)
+    if asked and not asked & _CITED:
+        # A section, a clause or a case cited is no amount, duration or rate ("contrary to section 37(1)"
+        # to how long a ban was); another figure is another item's (a prison term for a fine).
+        offered -= _CITED
+        bare = values.without_values(bare, lang)
+    if offered - values.SITUATING:
+        return True
+    if lang != "zh":
+        bare = values.EN_CASE_NUMBER.sub(" ", bare)
     return any(ch.isdigit() for ch in bare)
 
 
@@ -200,6 +237,32 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
         # A single character (the 工 of 钢筋工) is in many words (工作): only whole words say it.
         words = {w for w in words if len(w) > 1} or words
     return ev.share(words, m.answer_words(clause, lang)) >= 0.5
+
+
+# A question asking for a total (共计多少) or for a party's share (分得, 应负担多少) and what a sentence must say
+# to give that total or share rather than another item's figure: a component (医疗费23,460元 of the 物质损失
+# 共计38,000元), or the whole of which a share is asked (名下银行存款240,000元 to 原告分得多少; 亏损150,000元 to
+# 应分担的亏损).
+_SCOPES_ZH = (
+    (re.compile(r"共计|合计|总计|总额|总共|一共"), re.compile(r"共计|合计|总计|总额|总共|一共|共|计|总")),
+    (re.compile(r"分得|应得|分配"), re.compile(r"分得|应得|分配|份额|归")),
+    (re.compile(r"分担|负担|承担"), re.compile(r"分担|负担|承担|份额")),
+)
+
+
+def within_scope(sentence: str, qa: QA, lang: str) -> bool:
+    """Whether a sentence of a pasted passage cut off speaks of the item asked at its scope (docs/method.md
+    §4: a paste states only a clause on what was asked). To a Chinese question asking for a total, a
+    sentence stating one; to one asking for a share, a sentence on who bears or takes what. To an English
+    question naming its case and asking for no authority, not a sentence citing another case ("As stated
+    in HKSAR v Tang Ka-chun, the guideline starting points ... for 10 to 50 grammes" gives no quantity found
+    in the case asked)."""
+    if lang != "zh":
+        asked = cases(qa.question)
+        cited = cases(sentence, heading=True)
+        wants_case = qa.kind == "rule" or any("case" in values.kinds(f, lang) for f in qa.facts)
+        return not asked or wants_case or not cited or bool(cited & asked)
+    return all(not asks.search(qa.question) or says.search(sentence) for asks, says in _SCOPES_ZH)
 
 
 def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
@@ -269,9 +332,11 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # off, only a clause on what was asked does.
     cut_short = cut_off(item)
     cut = cut_short and pasted(answer, item, lang)
-    for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(answer):
-        if _clause_answers(clause, qa, facts, not cut or speaks_of(clause, qa.question, lang), lang):
-            return True
+    for sentence in ev.sentences(answer, lang) if cut else [answer]:
+        scoped = not cut or within_scope(sentence, qa, lang)
+        for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(sentence):
+            if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
+                return True
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
     if cut_short and any(values.kinds(f, lang) for f in facts):
         return False
@@ -282,6 +347,17 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         values.kinds(answer, lang) - values.SITUATING or parties(answer, lang) or has_role(answer, lang)
     ):
         return False
+    # A question with no reference asking where wants a place.
+    if not facts and _offers_place(answer, qa.question, lang) is False:
+        return False
+    if not facts and _ASKS_DATE["zh" if lang == "zh" else "en"].search(qa.question):
+        # A question with no reference asking when: a date in a clause on what was asked is a position
+        # ("Leave was granted on 20 September 2023" to when the decree was granted), a date situating
+        # another item (interest "from 12 October 2022") is none.
+        return any(
+            "date" in values.kinds(c, lang) and speaks_of(c, qa.question, lang)
+            for c in _CLAUSES["zh" if lang == "zh" else "en"].split(answer)
+        )
     # To a question asking for a figure, a finished reply offering none takes no position, however many of
     # the question's words it holds ("该车在合肥市发生单方事故" to the sum insured; "超出部分由其在商业三者险
     # 限额内赔付" to what that limit is): a whole amount or nothing paid was read above as a figure.
@@ -331,4 +407,12 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
         on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
         if any(_states(f, claim, on_topic, lang, qa.question) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
+    if not facts:
+        # A question with no reference (marked impossible, sometimes wrongly): the claim on what it asks,
+        # with a figure where it asks for one, is the answer ("花去医疗费23,417.60元" of a pasted finding).
+        for i, claim in enumerate(claims):
+            on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
+            offers = not asks_figure(qa.question, lang) or _offers_figure(claim, [], lang, qa.question)
+            if on_topic and offers and topic_words(qa.question, lang):
+                return [claim, *claims[:i], *claims[i + 1 :]]
     return claims

@@ -230,12 +230,16 @@ class RuleJudge:
     def _of_same_decision(self, body: str, view: ContextView, decision: str, lang: str) -> str | None:
         """A secondary claim about someone the question does not ask about ("被告人蒋0到案后如实供述" beside
         what the witness 沈1 was) is about that person: "supported" when a sentence naming them in the
-        decision the main claim rests on supports it; None otherwise (the claim is read as before)."""
+        decision the main claim rests on supports it, and a claim naming no one when a sentence of that
+        decision naming no one does; None otherwise (the claim is read as before)."""
         named = parties(body, lang)
-        if not named or names_any(named, view.asked):
+        if named and names_any(named, view.asked):
             return None
+        # A claim naming no one (the rule the citing court states beside the authority asked about) rests
+        # on any sentence of that decision naming no one.
         pool = [s for s in view.sentences
-                if view.passages[s.passage].decision == decision and s.parties and names_any(s.parties, named)]
+                if view.passages[s.passage].decision == decision
+                and (names_any(s.parties, named) if named else not s.parties)]
         verdict, _ = self._support(body, pool, lang, None, "", False)
         return "supported" if verdict == "supported" else None
 
@@ -366,13 +370,15 @@ class RuleJudge:
                 return "contradicted"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
-        # The sentence a claim rests on gives the reference's value and another item's beside it
+        # The decision a claim rests on gives the reference's value and another item's beside it
         # ("车辆损失为42,600元,原告支付评估费2,000元", "a penalty of HK$4,648,000, twice the profit of
-        # HK$2,324,000"): a claim offering only the other quotes another item, which supports nothing of
-        # what was asked.
+        # HK$2,324,000"; the price and the deposit before "The balance of $873,600 remains unpaid"): a claim
+        # offering only the other quotes another item, which supports nothing of what was asked.
         wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
         if verdict == "supported" and best is not None and wanted and claimed and claimed.isdisjoint(wanted):
-            if wanted <= values.values(best.text, key, lang):
+            decision = view.passages[best.passage].decision
+            told = " ".join(p.text for p in item.passages if p.decision_id == decision) if decision else ""
+            if wanted <= values.values(told or item.passages[best.passage].text, key, lang):
                 return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
@@ -563,7 +569,10 @@ class RuleJudge:
         # The facts that answer the question are needed; those that only situate it (a date, a share
         # count) need not be stated, but when stated must be right.
         key = [f for f in others if not values.situating(f, lang)] or others
-        present = sum(self.fact_present(f, answer, lang) or _by_role(f, answer, item, lang) for f in key)
+        present = sum(
+            self.fact_present(f, answer, lang) or _by_role(f, answer, item, lang) or _value_before_cut(f, answer, item, lang)
+            for f in key
+        )
         needed = math.ceil(self.cfg.facts_required * len(key) - 1e-9)
         if present < max(1, needed):
             return "incorrect"
@@ -722,6 +731,17 @@ def _key_kinds(qa, lang: str) -> set[str]:
     facts = position.answer_facts(qa)
     key = [f for f in facts if not values.situating(f, lang)] or facts
     return set().union(*(values.kinds(f, lang) for f in key)) if key else set()
+
+
+def _value_before_cut(fact: str, answer: str, item: JudgeItem, lang: str) -> bool:
+    """Of an answer cut off at max_new_tokens, a fact whose values it names whole before the cut: the words
+    the cut took are not missing from it ("contrary to section 9" cut before "of the Theft Ordinance (Cap
+    210)" names the section asked; "within 14 days of" the period)."""
+    asked = values.kinds(fact, lang) - values.SITUATING
+    if not cut_off(item) or not asked:
+        return False
+    stated = values.values(fact, asked, lang)
+    return bool(stated) and stated <= values.values(answer, asked, lang)
 
 
 def _wrong_value(fact: str, answer: str, lang: str) -> bool:

@@ -33,6 +33,9 @@ _NOT_NAME = frozenset(
     "passage passages yes no reading in conclusion summary".split()
 )
 
+# Titles before a name ("Mr Wong Siu-fun" is Wong Siu-fun).
+_TITLES = frozenset("mr mrs ms miss mdm madam dr prof professor sir".split())
+
 # Chinese companies: 某 (not the 某 of a person's 李某) or a placeholder letter (甲乙丙) then up to a
 # dozen characters ending in 公司; or 某 after a place named without its 省/市 (南京某建设工程有限公司), where
 # the name runs on to 公司 with no particle or verb in it (so 李某向某公司 is 李某 and 某公司).
@@ -250,7 +253,9 @@ def _parties(text: str, lang: str) -> tuple[Party, ...]:
     out = []
     for run in _EN_RUN.findall(text):
         words = run.split()
-        while words and (words[0].lower().strip("'’") in _NOT_NAME or words[0].lower() in m.STOPWORDS):
+        while words and (
+            words[0].lower().strip("'’") in _NOT_NAME or words[0].lower() in m.STOPWORDS or words[0].lower() in _TITLES
+        ):
             words = words[1:]
         if len(words) < 2:
             continue

@@ -33,7 +33,7 @@ _EN = {
     ),
     # A clause by its word, or a numbered sub-clause written bare ("14(d)" of a tenancy agreement).
     "clause": re.compile(r"\b(?:clause|paragraph)\s+\d+(?:\([a-z0-9]+\))*|\b\d+\([a-z]{1,3}\)(?:\([a-z0-9]+\))*", re.I),
-    "section": re.compile(r"\b(?:section|article|rule)\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
+    "section": re.compile(r"\b(?:section|article|rule|regulation)\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
     "case": re.compile(r"\b[A-Z][A-Za-z]*\s+v\.?\s+[A-Z][A-Za-z]*(?:\s+[A-Z][A-Za-z-]*)*"),
 }
 _ZH_NUM = r"[\d一二三四五六七八九十百千零两半]+"
@@ -90,6 +90,18 @@ def _spans(text: str, lang: str) -> dict[str, list[str]]:
     return found
 
 
+# An English duration that goes on past its first unit ("4 years and 6 months"): its first part is no value.
+_COMPOUND = re.compile(rf"\b{_NUM}[\s-]+(?:years?|months?|weeks?)(?:,?\s+and\s+(?:a\s+half|{_NUM}[\s-]+\w+))", re.I)
+
+
+def split_at(text: str, at: int) -> int | None:
+    """Where the English value of `text` that position `at` falls inside begins, or None: a cut there
+    leaves no whole value ("$2" of "$2 million", "14 March" of "14 March 2023", "4 years" of "4 years and
+    6 months")."""
+    starts = [hit.start() for pattern in (*_EN.values(), _COMPOUND) for hit in pattern.finditer(text) if hit.start() < at < hit.end()]
+    return min(starts, default=None)
+
+
 def without_dates(text: str, lang: str) -> str:
     """The text with its dates blanked out."""
     return (_ZH if lang == "zh" else _EN)["date"].sub(" ", text)
@@ -100,12 +112,16 @@ def kinds(text: str, lang: str) -> set[str]:
     return set(_spans(text, lang))
 
 
+# An English case number ("DCCC 318/2024", "HCAL 1871/2023") names a case, not a figure.
+EN_CASE_NUMBER = re.compile(r"\b[A-Z]{2,6}\s?\d{1,6}/\d{2,4}\b")
+
+
 def without_values(text: str, lang: str) -> str:
     """The text with every value of a known kind blanked out: what is left of its numbers is bare
-    ("第3类" keeps its 3; "256,300元" is gone)."""
+    ("第3类" keeps its 3; "256,300元" is gone; an English case number is no number either)."""
     for pattern in (_ZH if lang == "zh" else _EN).values():
         text = pattern.sub(" ", text)
-    return text
+    return text if lang == "zh" else EN_CASE_NUMBER.sub(" ", text)
 
 
 def values(text: str, of_kinds: set[str] | frozenset[str], lang: str) -> set[str]:
