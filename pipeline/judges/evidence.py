@@ -20,7 +20,7 @@ from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
 from pipeline.matching.anchors import opening_case_number
-from pipeline.matching.parties import Party, cases, names_any, parties, without_cases
+from pipeline.matching.parties import Party, cases, cited_cases, names_any, parties, without_cases
 from pipeline.records import Passage
 
 # Chinese judgments as published end findings with a half-width ; or . as often as with ；and 。 (a . between
@@ -169,7 +169,7 @@ class ContextView:
         # raised from 3% to 6%") speaks of it: of the case asked when it cites that one, and, in a passage of
         # no named case, of the case it cites and no other ("HKSAR v Kwan Wai laid down a starting point of
         # 2 years to 4 years" is no starting point of the case asked).
-        cited = cases(s.text, heading=True) if not language.has_cjk(s.text) else frozenset()
+        cited = cited_cases(s.text)
         if cited & self.asked_cases:
             return True
         if not own:

@@ -15,7 +15,15 @@ from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
-from pipeline.matching.parties import cases, has_role, names_any, parties, topic_words, without_parties
+from pipeline.matching.parties import (
+    cases,
+    cited_cases,
+    has_role,
+    names_any,
+    parties,
+    topic_words,
+    without_parties,
+)
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
 
@@ -37,6 +45,10 @@ _CLAUSES = {
     "en": re.compile(r"(?<=[.!?;])\s+|\n"),
     "zh": re.compile(r"[，；;。！？!?：:\n]|(?<![0-9]),|,(?![0-9])"),
 }
+
+
+def clauses(text: str, lang: str) -> list[str]:
+    return _CLAUSES["zh" if lang == "zh" else "en"].split(text)
 
 
 # A question asking how the case was decided (its disposition) and a clause making an order: any order
@@ -175,16 +187,14 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     if offered & asked:
         return True
     bare = values.without_dates(m.strip_citations(without_parties(answer, lang)), lang)
+    if lang != "zh":
+        bare = values.EN_CASE_NUMBER.sub(" ", bare)
     if asked and not asked & _CITED:
         # A section, a clause or a case cited is no amount, duration or rate ("contrary to section 37(1)"
         # to how long a ban was); another figure is another item's (a prison term for a fine).
         offered -= _CITED
         bare = values.without_values(bare, lang)
-    if offered - values.SITUATING:
-        return True
-    if lang != "zh":
-        bare = values.EN_CASE_NUMBER.sub(" ", bare)
-    return any(ch.isdigit() for ch in bare)
+    return bool(offered - values.SITUATING) or any(ch.isdigit() for ch in bare)
 
 
 def _figure_only(fact: str, lang: str) -> bool:
@@ -259,7 +269,7 @@ def within_scope(sentence: str, qa: QA, lang: str) -> bool:
     in the case asked)."""
     if lang != "zh":
         asked = cases(qa.question)
-        cited = cases(sentence, heading=True)
+        cited = cited_cases(sentence)
         wants_case = qa.kind == "rule" or any("case" in values.kinds(f, lang) for f in qa.facts)
         return not asked or wants_case or not cited or bool(cited & asked)
     return all(not asks.search(qa.question) or says.search(sentence) for asks, says in _SCOPES_ZH)
@@ -289,7 +299,7 @@ def states_value(answer: str, item: JudgeItem, lang: str) -> bool:
     if m.lead_polarity(answer, lang):
         return True
     facts = [f for f in answer_facts(item.qa) if values.kinds(f, lang)]
-    return any(_clause_answers(c, item.qa, facts, True, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(answer))
+    return any(_clause_answers(c, item.qa, facts, True, lang) for c in clauses(answer, lang))
 
 
 def answer_facts(qa: QA) -> list[str]:
@@ -334,7 +344,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     cut = cut_short and pasted(answer, item, lang)
     for sentence in ev.sentences(answer, lang) if cut else [answer]:
         scoped = not cut or within_scope(sentence, qa, lang)
-        for clause in _CLAUSES["zh" if lang == "zh" else "en"].split(sentence):
+        for clause in clauses(sentence, lang):
             if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
                 return True
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
@@ -356,7 +366,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         # another item (interest "from 12 October 2022") is none.
         return any(
             "date" in values.kinds(c, lang) and speaks_of(c, qa.question, lang)
-            for c in _CLAUSES["zh" if lang == "zh" else "en"].split(answer)
+            for c in clauses(answer, lang)
         )
     # To a question asking for a figure, a finished reply offering none takes no position, however many of
     # the question's words it holds ("该车在合肥市发生单方事故" to the sum insured; "超出部分由其在商业三者险
@@ -404,14 +414,14 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
         if any(m.numbers(f, lang) and m.numbers(f, lang) <= m.numbers(claim, lang) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
     for i, claim in enumerate(claims):
-        on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
+        on_topic = any(speaks_of(c, qa.question, lang) for c in clauses(claim, lang))
         if any(_states(f, claim, on_topic, lang, qa.question) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
     if not facts:
         # A question with no reference (marked impossible, sometimes wrongly): the claim on what it asks,
         # with a figure where it asks for one, is the answer ("花去医疗费23,417.60元" of a pasted finding).
         for i, claim in enumerate(claims):
-            on_topic = any(speaks_of(c, qa.question, lang) for c in _CLAUSES["zh" if lang == "zh" else "en"].split(claim))
+            on_topic = any(speaks_of(c, qa.question, lang) for c in clauses(claim, lang))
             offers = not asks_figure(qa.question, lang) or _offers_figure(claim, [], lang, qa.question)
             if on_topic and offers and topic_words(qa.question, lang):
                 return [claim, *claims[:i], *claims[i + 1 :]]

@@ -99,6 +99,12 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     return frozenset(found | {t.strip() for t in titles if t.strip()})
 
 
+def cited_cases(text: str) -> frozenset[str]:
+    """The cases an English sentence cites ("As stated in Chan Kwok-wah v Hip Shing ...", "HKSAR v Kwan Wai
+    laid down ..."), in the form `cases` gives a question's frame; none for Chinese text."""
+    return frozenset() if language.has_cjk(text) else cases(text, heading=True)
+
+
 def has_role(text: str, lang: str) -> bool:
     """Whether a Chinese text names a party by its role (原告, 被告人, 上诉人; not 本案 or 该案)."""
     return lang == "zh" and any(r not in ("本案", "该案") for r in _ZH_ROLES.findall(text))
