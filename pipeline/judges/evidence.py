@@ -20,7 +20,15 @@ from pipeline import language
 from pipeline import matching as m
 from pipeline.matching import statements
 from pipeline.matching.anchors import opening_case_number
-from pipeline.matching.parties import Party, cases, cited_cases, names_any, parties, without_cases
+from pipeline.matching.parties import (
+    Party,
+    cases,
+    cited_cases,
+    names_any,
+    ordinal_roles,
+    parties,
+    without_cases,
+)
 from pipeline.records import Passage
 
 # Chinese judgments as published end findings with a half-width ; or . as often as with ；and 。 (a . between
@@ -121,10 +129,14 @@ class ContextView:
         asked: list[Party],
         asked_cases: frozenset[str] = frozenset(),
         home: str | None = None,
+        asked_roles: frozenset[str] = frozenset(),
     ):
         self.passages = passages
         self.asked = asked
         self.asked_cases = asked_cases
+        # The ordinal roles the question names ("the first plaintiff"): a sentence naming only other ones
+        # is about another party of the same case.
+        self.asked_roles = asked_roles
         # The decision a question bound to its document (本案, "the tenant", no name of its own) was
         # written on, when its gold passage is in the context: that question is about no other decision.
         self.home = home
@@ -176,12 +188,19 @@ class ContextView:
             return False if cited else None
         return bool(own & self.asked_cases)
 
+    def _other_role(self, s: Sentence) -> bool:
+        roles = ordinal_roles(s.text) if self.asked_roles else frozenset()
+        return bool(roles) and not roles & self.asked_roles
+
     def about(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence can be about one of `subjects` (everyone, when there are none). When the
         question names its case ("在（2016）皖1125刑初219号案中"), a passage headed by another case is
         about no one asked, whatever names the two share; so is a passage of another decision, for a
         question that only makes sense inside its own ("本案的案件受理费由谁负担?": another judgment's
-        朱0 is not this one's)."""
+        朱0 is not this one's). A sentence naming only another ordinal role than the one asked ("The first
+        defendant ... has three previous convictions" to a question on the second) is about no one asked."""
+        if self._other_role(s):
+            return False
         case = self._case(s)
         if case is not None:
             return case
@@ -194,6 +213,8 @@ class ContextView:
 
     def named(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence, or its passage, names one of `subjects` (not merely names no one)."""
+        if self._other_role(s):
+            return False
         case = self._case(s)
         if case is not None:
             return case
@@ -251,9 +272,10 @@ def source_negative(body: str, source: Sentence, lang: str) -> bool:
     claim when it quotes the sentence word for word, else the whole sentence. A clause-level quote from a
     long sentence ("王某仅于2017年6月30日归还本金50,000元" out of a sentence whose other clause says 未归还)
     is not contradicted by a negation that belongs to another clause; a quote that drops a negation of
-    its own clause still is."""
+    its own clause still is. A reason attached to the holding ("set aside an award of $12,800,000 because
+    the tribunal decided on an analysis neither party had advanced") has no say in its polarity."""
     part = quoted_part(body, source, lang)
-    return source.negative if part is None else m.is_negative(part, lang)
+    return m.is_negative(holding(source.text if part is None else part, lang), lang)
 
 
 def answering_part(body: str, source: Sentence, question: str, lang: str) -> Sentence:

@@ -16,11 +16,13 @@ from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
 from pipeline.matching.parties import (
+    asks_agent,
     cases,
     cited_cases,
     has_role,
     names_any,
     parties,
+    role_words,
     topic_words,
     without_parties,
 )
@@ -128,8 +130,9 @@ def asks_who(question: str, lang: str) -> bool:
 _ASKS_FIGURE = {
     "zh": re.compile(r"多少|几(?!乎)|多长|多久|多大|何时|什么时[候间]|哪一?(?:天|日|年|月)"),
     "en": re.compile(
-        r"\bhow\s+(?:much|many|long)\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
-        r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b",
+        r"\bhow\s+(?:much|many|long|old)\b|\bat\s+what\s+age\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
+        r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b"
+        r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b",
         re.I
     ),
 }
@@ -162,6 +165,21 @@ _PLACE = {
 }
 
 
+_ASKS_FIRM = re.compile(r"\bwhich\s+(?:firm|company)\b", re.I)
+_FIRM = re.compile(r"\bMessrs\b|&\s*Co\b|\b(?:Limited|Ltd|Company|LLP|Solicitors)\b")
+
+
+def _names_another(answer: str, question: str) -> bool:
+    """Whether an English reply names a party, or a role, that the question does not name; to a question
+    asking which firm or company, whether it names a firm or a company."""
+    if _ASKS_FIRM.search(question):
+        return bool(_FIRM.search(answer.replace(question, " ")))
+    asked = parties(question, "en")
+    if any(not names_any([p], asked) for p in parties(answer, "en")):
+        return True
+    return bool(role_words(answer) - role_words(question))
+
+
 def _offers_place(answer: str, question: str, lang: str) -> bool | None:
     """Whether a reply to a question asking where, with no reference, names a place; None for any other
     question."""
@@ -184,7 +202,10 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
     if not facts and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
-    if offered & asked:
+    # A duration in any unit offers the length asked ("within 14 days" to within what time, asked in months);
+    # an age ("19 years old") is no length.
+    lengths = values.kinds(values.without_ages(answer), lang) & values.DURATIONS
+    if offered & asked or asked and asked <= values.DURATIONS and lengths:
         return True
     bare = values.without_dates(m.strip_citations(without_parties(answer, lang)), lang)
     if lang != "zh":
@@ -194,7 +215,8 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # to how long a ban was); another figure is another item's (a prison term for a fine).
         offered -= _CITED
         bare = values.without_values(bare, lang)
-    return bool(offered - values.SITUATING) or any(ch.isdigit() for ch in bare)
+    # A number the question itself names ("the part of Lot 1103") is no figure offered.
+    return bool(offered - values.SITUATING) or bool(set(re.findall(r"\d+", bare)) - set(re.findall(r"\d+", question)))
 
 
 def _figure_only(fact: str, lang: str) -> bool:
@@ -206,7 +228,12 @@ def _names_who(clause: str, question: str, lang: str) -> bool:
     if not asks_who(question, lang):
         return False
     asked = parties(question, lang)
-    if not any(not names_any([p], asked) for p in parties(clause, lang)):
+    if lang != "zh" and _ASKS_FIRM.search(question):
+        # Which firm: a firm named ("Messrs Chow & Partners"), not people (the clerks of "the solicitors
+        # who prepared it").
+        if not _FIRM.search(clause):
+            return False
+    elif not any(not names_any([p], asked) for p in parties(clause, lang)):
         return False
     # On the topic: a word of what is asked (代理 of 代理律师 in 委托诉讼代理人), names and roles aside; a
     # single character says too little.
@@ -223,6 +250,14 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
         # A long fact (the orders of a judgment) says itself what it is about.
         about = on_topic or len(m.fact_words(fact, lang) & m.haystack(clause, lang)) >= 2
         shared = kinds & values.kinds(clause, lang)
+        if not shared and kinds <= values.DURATIONS and asks_figure(question, lang):
+            # Asked how long, a length in another unit is a length ("within 14 days" to within what time,
+            # asked in months); a rule's period ("21 days in arrears") is not any term ("for two years").
+            shared = values.kinds(values.without_ages(clause), lang) & values.DURATIONS
+        if shared == {"date"} and question:
+            # A date asked is not offered by one opening another item's period (违约金 "自2020年1月1日起"
+            # to the day the decedent died).
+            shared = kinds & values.kinds(values.without_period_starts(clause, question, lang), lang)
         if "money" in kinds and (
             values.whole_amount(clause, lang) or (values.nothing_paid(clause, lang) and speaks_of(clause, question, lang))
         ):
@@ -357,6 +392,16 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         values.kinds(answer, lang) - values.SITUATING or parties(answer, lang) or has_role(answer, lang)
     ):
         return False
+    # Asked who a party's agent is, a reply naming no one names no agent: "二原告共同委托诉讼代理人" names the
+    # principals.
+    if lang == "zh" and asks_agent(qa.question) and not parties(answer, lang):
+        return False
+    if lang != "zh" and asks_who(qa.question, lang) and not _names_another(answer, qa.question):
+        # So does a finished English reply to a question asking who that names nobody the question does
+        # not name ("produced the notice of the meeting ..." to who gave evidence; the charge naming both
+        # accused to who appeared for the second), and, to a question asking which firm or company, one
+        # naming people only (the clerks who witnessed a will for the firm that prepared it).
+        return False
     # A question with no reference asking where wants a place.
     if not facts and _offers_place(answer, qa.question, lang) is False:
         return False
@@ -417,6 +462,15 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
         on_topic = any(speaks_of(c, qa.question, lang) for c in clauses(claim, lang))
         if any(_states(f, claim, on_topic, lang, qa.question) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
+    asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
+    if asked and asks_figure(qa.question, lang) and qa.answer.strip() in facts:
+        # Asked for a figure the reference gives and nothing more, a reply none of whose claims gives it on
+        # what was asked answers with the one offering a figure of that kind: "原告于2018年7月2日入职" (the
+        # hiring date) beside the injury restated without its date, to the day the injury happened.
+        for i, claim in enumerate(claims):
+            # A date counts when a date is asked; a share count only situates.
+            if asked & values.kinds(claim, lang) - {"shares"}:
+                return [claim, *claims[:i], *claims[i + 1 :]]
     if not facts:
         # A question with no reference (marked impossible, sometimes wrongly): the claim on what it asks,
         # with a figure where it asks for one, is the answer ("花去医疗费23,417.60元" of a pasted finding).

@@ -32,9 +32,11 @@ from pipeline.matching.parties import (
     Party,
     agent_of_another_party,
     cases,
+    cited_cases,
     first_role,
     has_role,
     names_any,
+    ordinal_roles,
     parties,
     role_holder,
     roles_of,
@@ -162,6 +164,10 @@ class RuleJudge:
         text, lang = item.candidate.text, item_language(item.qa)
         behaviour = self.behaviour(text, item.refusal, lang)
         answer = m.non_refusal_text(text, item.refusal, lang)
+        if behaviour != "unusable" and m.has_refusal(text, item.refusal, lang) and _only_pasted_refusals(text, item, lang):
+            # A passage's own words are no refusal of the reply's: "鉴于原告的实际损失……均难以确定,……酌定被告
+            # 赔偿……12,000元" is the court fixing a sum, pasted.
+            behaviour, answer = "attempted", text
         # A refusal beside a value of the kind asked ("63,500元。" and the refusal sentence) still answers.
         if behaviour == "abstained" and answer.strip() and position.states_value(answer, item, lang):
             behaviour = "attempted"
@@ -204,7 +210,7 @@ class RuleJudge:
             filler += len(pieces)
             main = not verdicts
             verdict = self._claim(body, view, item, lang, main=main) if body.strip() else None
-            if verdict == "unsupported" and not main and decision is not None:
+            if verdict in ("unsupported", "contradicted") and not main and decision is not None:
                 verdict = self._of_same_decision(body, view, decision, lang) or verdict
             if verdict is not None:
                 if main and verdict == "supported":
@@ -235,11 +241,15 @@ class RuleJudge:
         named = parties(body, lang)
         if named and names_any(named, view.asked):
             return None
+        # The other accused of the same case ("The first defendant is sentenced to 3 years' imprisonment"
+        # beside the second's disqualification asked) is named by role.
+        roles = ordinal_roles(body) - view.asked_roles if view.asked_roles else frozenset()
         # A claim naming no one (the rule the citing court states beside the authority asked about) rests
         # on any sentence of that decision naming no one.
         pool = [s for s in view.sentences
                 if view.passages[s.passage].decision == decision
-                and (names_any(s.parties, named) if named else not s.parties)]
+                and (bool(ordinal_roles(s.text) & roles) if roles
+                     else names_any(s.parties, named) if named else not s.parties)]
         verdict, _ = self._support(body, pool, lang, None, "", False)
         return "supported" if verdict == "supported" else None
 
@@ -292,6 +302,13 @@ class RuleJudge:
         verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported, about)
         if main and not is_yesno(item.qa):
             verdict = self._as_answer(verdict, body, best, view, pool, item, lang)
+        elif main and verdict != "supported" and self._of_another(body, view):
+            # Another accused's finding offered to a yes/no question on this one ("The first defendant ... has
+            # three previous convictions" to whether the second had any) gives its bottom line for the party
+            # asked: contradicted when the sentence about that party answers the other way.
+            _, line = self._answer_in_context(item, view, pool, lang)
+            if line is not None and line != ev.bottom_line(item.qa.question, ev.sentence(body, lang), lang):
+                return "contradicted"
         return verdict
 
     def _support(
@@ -324,7 +341,7 @@ class RuleJudge:
         if best is None:
             return "unsupported", None
         polarity_ok = not self.cfg.check_polarity or (
-            m.is_negative(body, lang) == ev.source_negative(body, best, lang)
+            m.is_negative(ev.holding(body, lang), lang) == ev.source_negative(body, best, lang)
             # The Yes/No must be the answer the supporting sentence (or the clause quoted from it) gives
             # to the question, when that sentence is about the question at all.
             and (lead is None or _gives(lead, question, ev.answering_part(body, best, question, lang), lang))
@@ -368,13 +385,21 @@ class RuleJudge:
             given = values.values(stating.text, key, lang) if key else stating.numbers
             if given and claimed.isdisjoint(given):
                 return "contradicted"
+        wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
+        if wanted and claimed and claimed.isdisjoint(wanted) and self._of_another(body, view):
+            # Another accused's or another case's figure offered for the value asked (the cited KYC v LMF's
+            # pool of $7,000,000, the second plaintiff's $418,750, A1's total for A2's) is that item's
+            # answer, contradicted by a sentence of the party asked giving the reference's value, where
+            # no sentence states the item in the reference's words or that one holds both accused's figures.
+            if any(wanted <= values.values(s.text, key, lang) for s in pool
+                   if not s.statement and view.named(s, view.asked) and not self._of_another(s.text, view)):
+                return "contradicted"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
         # The decision a claim rests on gives the reference's value and another item's beside it
         # ("车辆损失为42,600元,原告支付评估费2,000元", "a penalty of HK$4,648,000, twice the profit of
         # HK$2,324,000"; the price and the deposit before "The balance of $873,600 remains unpaid"): a claim
         # offering only the other quotes another item, which supports nothing of what was asked.
-        wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
         if verdict == "supported" and best is not None and wanted and claimed and claimed.isdisjoint(wanted):
             decision = view.passages[best.passage].decision
             told = " ".join(p.text for p in item.passages if p.decision_id == decision) if decision else ""
@@ -387,6 +412,17 @@ class RuleJudge:
                 and agent_of_another_party(item.qa.question, best.text, item.passages[best.passage].text)):
             return "unsupported"
         return verdict
+
+    def _of_another(self, text: str, view: ContextView) -> bool:
+        """Whether a text speaks of another party of the same standing than the question asks about: it
+        cites another case than the one asked, or names another ordinal role ("the second plaintiff" to a
+        question on the first). (A name is not enough: "被继承人罗某某名下银行存款240,000元" gives the estate, the
+        whole of the share asked, not another heir's share.)"""
+        cited = cited_cases(text)
+        if cited and not cited & view.asked_cases:
+            return True
+        roles = ordinal_roles(text) if view.asked_roles else frozenset()
+        return bool(roles) and not roles & view.asked_roles
 
     def _rivalled(
         self,
@@ -511,6 +547,10 @@ class RuleJudge:
         roles aside, when the reference is only a value such as "50,000元")."""
         if stating is not None and best.text == stating.text:
             return True
+        if not _names_provision(item.qa.question, item.passages[best.passage].text):
+            # Asked what a provision provides ("under section 32P"), a passage that never names it speaks of
+            # another (an award set aside under section 81 is no cap of section 32P).
+            return False
         # A sentence about the party asked that gives the reference's own key figures (its 35 months, its
         # HK$50,000) is about the item, however differently the question words it ("sent to prison").
         key = _key_kinds(item.qa, lang)
@@ -541,7 +581,8 @@ class RuleJudge:
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question), _home(item, lang))
+        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question), _home(item, lang),
+                           ordinal_roles(item.qa.question))
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -627,6 +668,10 @@ class RuleJudge:
         fact_numbers = m.numbers(fact, lang)
         if not fact_numbers <= m.numbers(answer, lang):
             return False
+        named = parties(fact, lang or language.detect(fact))
+        if named and not names_any(parties(answer, lang or language.detect(answer)), named):
+            # A name is present only as itself: 钱x1 holds the 钱 and the 1 of 钱1 and is another person.
+            return False
         fact_words = m.fact_words(fact, lang)
         if not fact_words:
             # Only numbers (and currency): they matched. Nothing comparable at all: the fact's text
@@ -685,6 +730,30 @@ def _whether_words(question: str, lang: str) -> set[str]:
 
 def _flip(line: str) -> str:
     return "no" if line == "yes" else "yes"
+
+
+# The provision an English question asks under ("under section 32P", "section 36(1)"): its number and letters.
+_ASKED_PROVISION = re.compile(
+    r"(?:\b(?:section|regulation|reg\.|rule|article)|(?<![\w'’])s\.?)\s+(\d+[A-Za-z]*)", re.I
+)
+
+
+def _only_pasted_refusals(text: str, item: JudgeItem, lang: str) -> bool:
+    """Whether every clause of the reply with a refusal cue is a passage's own words (eight characters or
+    more, copied word for word)."""
+    passages = [m.squashed(p.text) for p in item.passages]
+    for clause in m.clauses(text, lang):
+        if m.is_refusal_clause(clause, item.refusal):
+            own = m.squashed(clause)
+            if len(own) < 8 or not any(own in p for p in passages):
+                return False
+    return True
+
+
+def _names_provision(question: str, passage: str) -> bool:
+    """Whether the passage names the provision an English question names (True when it names none)."""
+    asked = _ASKED_PROVISION.findall(question)
+    return not asked or any(re.search(rf"(?<![\w.]){re.escape(a)}(?![A-Za-z0-9])", passage) for a in asked)
 
 
 def _asked(question: str, lang: str) -> list[Party]:

@@ -286,12 +286,16 @@ def strip_lead(text: str, lang: str | None = None) -> str:
     return cues_zh.strip_lead(text)
 
 
+# Idioms that deny without a negation word: "of clear record" is "has no previous convictions".
+_NEGATIVE_IDIOM = re.compile(r"\b(?:clear|clean)\s+record\b", re.I)
+
+
 @lru_cache(maxsize=_CACHE)
 def is_negative(text: str, lang: str | None = None) -> bool:
     if _lang(text, lang) == "zh":
         return cues_zh.is_negative(text)
     tokens = words(text, "en")
-    return any(t in NEGATION or t.endswith("n't") for t in tokens)
+    return any(t in NEGATION or t.endswith("n't") for t in tokens) or bool(_NEGATIVE_IDIOM.search(text))
 
 
 def clauses(text: str, lang: str | None = None) -> list[str]:

@@ -84,7 +84,7 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     case a question is framed by ("In Chan v Wong, ...") or a heading names ("Chan v Wong")."""
     if not any("\u4e00" <= ch <= "\u9fff" for ch in text):
         if heading:
-            return frozenset(c.lower() for c in _EN_CASE.findall(text))
+            return frozenset(_case_name(c) for c in _EN_CASE.findall(text))
         frame = _EN_FRAME.match(text)
         if not frame:
             return frozenset()
@@ -99,15 +99,56 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     return frozenset(found | {t.strip() for t in titles if t.strip()})
 
 
+def _case_name(found: str) -> str:
+    """A case as `cases` names it: lower-cased, without a capitalised word opening the sentence before it
+    ("In Kwong Pui-shan v Silverstar Arcade Limited the court held ..." cites Kwong Pui-shan v ...)."""
+    words = found.split()
+    while len(words) > 3 and words[0].lower() in _NOT_NAME:
+        words = words[1:]
+    return " ".join(words).lower()
+
+
 def cited_cases(text: str) -> frozenset[str]:
     """The cases an English sentence cites ("As stated in Chan Kwok-wah v Hip Shing ...", "HKSAR v Kwan Wai
     laid down ..."), in the form `cases` gives a question's frame; none for Chinese text."""
     return frozenset() if language.has_cjk(text) else cases(text, heading=True)
 
 
+# English decisions with two accused or two plaintiffs name each by its place: "the first defendant",
+# "the second plaintiff's invoice", "Fung Tsz-lok (A2)". Such a role names one party as a name does: the
+# first defendant's convictions are not the second's. A role is read as its place and its side (an
+# accused is a defendant; A2 is the second appellant or the second accused, as judgments use it).
+_EN_ORDINAL_ROLE = re.compile(
+    r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+(defendant|accused|offender|appellant|applicant"
+    r"|plaintiff|claimant|petitioner|respondent)s?\b",
+    re.I,
+)
+_ROLE_ABBREVIATION = re.compile(r"\b([ADPR])([1-5])\b")
+_PLACES = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_SIDES = {"defendant": "D", "accused": "D", "offender": "D", "appellant": "A", "applicant": "A",
+          "plaintiff": "P", "claimant": "P", "petitioner": "P", "respondent": "R"}
+_ABBREVIATED = {"A": "AD", "D": "D", "P": "P", "R": "R"}
+
+
+@lru_cache(maxsize=1 << 14)
+def ordinal_roles(text: str) -> frozenset[str]:
+    """The parties an English text names by an ordinal role, each as place and side ("2D" for the
+    second defendant; "A2" gives 2A and 2D); none for Chinese text."""
+    if language.has_cjk(text):
+        return frozenset()
+    found = {f"{_PLACES[n.lower()]}{_SIDES[r.lower()]}" for n, r in _EN_ORDINAL_ROLE.findall(text)}
+    found |= {f"{n}{side}" for a, n in _ROLE_ABBREVIATION.findall(text) for side in _ABBREVIATED[a]}
+    return frozenset(found)
+
+
 def has_role(text: str, lang: str) -> bool:
     """Whether a Chinese text names a party by its role (原告, 被告人, 上诉人; not 本案 or 该案)."""
     return lang == "zh" and any(r not in ("本案", "该案") for r in _ZH_ROLES.findall(text))
+
+
+def role_words(text: str) -> set[str]:
+    """The roles an English text names a party by ("the defendant", "the applicants"), singular."""
+    return {r.lower().rstrip("s") if r.lower() not in ("parties",) else "party" for r in _EN_ROLES.findall(text)}
 
 
 def roles_of(party: Party, text: str, lang: str) -> set[str]:
@@ -154,6 +195,11 @@ def _entry_before(text: str, at: int) -> str | None:
     with it), or None."""
     roles_found = [e.group(1) for e in _ENTRY.finditer(text, 0, max(at, 0))]
     return roles_found[-1] if roles_found else None
+
+
+def asks_agent(question: str) -> bool:
+    """Whether a Chinese question asks who a party's agent is (被上诉人的委托诉讼代理人是谁)."""
+    return bool(_ASKS_AGENT.search(question))
 
 
 def agent_of_another_party(question: str, sentence: str, text: str) -> bool:

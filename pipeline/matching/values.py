@@ -107,6 +107,30 @@ def without_dates(text: str, lang: str) -> str:
     return (_ZH if lang == "zh" else _EN)["date"].sub(" ", text)
 
 
+# A date that opens a period for another item ("自2020年1月1日起按……计付违约金", "interest from 12 October
+# 2022"): where the period starts, not when the thing asked happened.
+_PERIOD_START = {
+    "zh": re.compile(r"[自从]\s*(?:\d{4}|[一二三四五六七八九〇零○]{4})年[^，,。；;起]{0,8}?起"),
+    "en": re.compile(r"\b(?:from|since)\s+(?:the\s+)?(?:\d{1,2}\s+[A-Z][a-z]+\s+\d{4}|[A-Z][a-z]+\s+\d{1,2},?\s+\d{4})"),
+}
+_ASKS_START = {"zh": re.compile(r"[自从]|起算|开始"), "en": re.compile(r"\b(?:from|since|start|begin)", re.I)}
+
+
+def without_period_starts(text: str, question: str, lang: str) -> str:
+    """The text without the dates that open a period for another item, unless the question asks when
+    something started."""
+    key = "zh" if lang == "zh" else "en"
+    return text if _ASKS_START[key].search(question) else _PERIOD_START[key].sub(" ", text)
+
+
+_AGE = re.compile(r"\b\d+[\s-]+years?[\s-]+old\b|\baged\s+\d+\b", re.I)
+
+
+def without_ages(text: str) -> str:
+    """The text without the ages it states ("19 years old"): an age is no length of anything."""
+    return _AGE.sub(" ", text)
+
+
 def kinds(text: str, lang: str) -> set[str]:
     """The kinds of value stated in the text."""
     return set(_spans(text, lang))
