@@ -19,12 +19,12 @@ from pipeline.matching.parties import (
     asks_agent,
     cases,
     cited_cases,
-    has_role,
     names_any,
     parties,
     role_words,
     topic_words,
     without_parties,
+    zh_roles,
 )
 from pipeline.matching.parties import on_topic as speaks_of
 from pipeline.records import QA
@@ -150,6 +150,17 @@ _ASKS_DATE = {
 }
 
 
+# A question asking until when (到什么时候为止, 至何时, until when) and what names an end point.
+_ASKS_END = {
+    "zh": re.compile(r"(?:到|至)(?:什么时[候间]|何时)|什么时[候间](?:为)?止|截止到?何时"),
+    "en": re.compile(r"\buntil\s+when\b|\bup\s+to\s+when\b|\buntil\s+what\s+(?:date|age|time)\b", re.I),
+}
+_ENDS = {
+    "zh": re.compile(r"止|为止|届满|至\S|截至|截止|到期"),
+    "en": re.compile(r"\buntil\b|\bup\s+to\b|\bending\b|\bexpir|\bterminat|\bceases?\b|\bby\s+\d", re.I),
+}
+
+
 # A place to "where" (何处, 在哪里) when no reference says it: a reply naming none takes no position ("遗嘱正文
 # ……系萧x0本人书写" says who wrote a will, not where).
 _ASKS_PLACE = {
@@ -197,10 +208,11 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     """Whether a reply offers a figure as an answer: a value of a kind the facts are, of any kind but those
     that only situate (a date in "被告自2018年3月起未再支付租金" answers no "how much"), or a bare number ("a
     sum of 160,000"; not a citation's [9], a case number, a date or the index of an anonymised name). With
-    no facts, a question asking when wants a date: an amount or a period offers none."""
+    no facts, or a date for its fact, a question asking when wants a date: an amount, a period or a rate
+    offers none ("年利率109.5%" to from when a penalty runs)."""
     offered = values.kinds(answer, lang)
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
-    if not facts and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
+    if (not facts or asked == {"date"}) and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
     # A duration in any unit offers the length asked ("within 14 days" to within what time, asked in months);
     # an age ("19 years old") is no length.
@@ -258,9 +270,8 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
             # A date asked is not offered by one opening another item's period (违约金 "自2020年1月1日起"
             # to the day the decedent died).
             shared = kinds & values.kinds(values.without_period_starts(clause, question, lang), lang)
-        if "money" in kinds and (
-            values.whole_amount(clause, lang) or (values.nothing_paid(clause, lang) and speaks_of(clause, question, lang))
-        ):
+        none = values.nothing_paid(clause, lang) or values.nothing_awarded(clause, lang)
+        if "money" in kinds and (values.whole_amount(clause, lang) or none and speaks_of(clause, question, lang)):
             shared.add("money")
         asked_periods = values.rate_periods(question, lang)
         if shared == {"share"} and asked_periods:
@@ -355,6 +366,12 @@ def _clause_answers(clause: str, qa: QA, facts: list[str], on_topic: bool, lang:
     return any(_states(fact, clause, on_topic, lang, qa.question) for fact in facts)
 
 
+def _figure_on_item(answer: str, question: str, lang: str) -> bool:
+    """Whether a clause of the reply offers a sum on what the question asks (the fee of who bears it; not the
+    count of the works of whose employee took them)."""
+    return any("money" in values.kinds(c, lang) and speaks_of(c, question, lang) for c in clauses(answer, lang))
+
+
 def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     """Whether a reply states anything of what was asked (docs/method.md §4): a Yes/No, or for a
     yes/no question a statement on its topic; otherwise a clause stating a value of a kind the
@@ -388,8 +405,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # To a question asking who, a finished Chinese reply naming no party or role and offering no figure
     # says nothing of what was asked, whatever words of it it holds ("约定承担连带保证责任" to who the
     # guarantor is).
+    # Nor does one naming only the role the question itself names (原告员工 restated to which employee of the
+    # plaintiff took the photographs), nor figures on another item (the notary's fee).
     if lang == "zh" and asks_who(qa.question, lang) and not (
-        values.kinds(answer, lang) - values.SITUATING or parties(answer, lang) or has_role(answer, lang)
+        _figure_on_item(answer, qa.question, lang) or parties(answer, lang) or zh_roles(answer) - zh_roles(qa.question)
     ):
         return False
     # Asked who a party's agent is, a reply naming no one names no agent: "二原告共同委托诉讼代理人" names the
@@ -410,9 +429,16 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         # ("Leave was granted on 20 September 2023" to when the decree was granted), a date situating
         # another item (interest "from 12 October 2022") is none.
         return any(
-            "date" in values.kinds(c, lang) and speaks_of(c, qa.question, lang)
+            "date" in values.kinds(values.without_period_starts(c, qa.question, lang), lang)
+            and speaks_of(c, qa.question, lang)
             for c in clauses(answer, lang)
         )
+    # Asked until when, a reply naming no end point takes no position: the date a period opens
+    # ("自二〇二二年五月起每月……支付抚养费" to when the payments stop) is its start.
+    if _ASKS_END["zh" if lang == "zh" else "en"].search(qa.question) and not _ENDS[
+        "zh" if lang == "zh" else "en"
+    ].search(values.without_period_starts(answer, qa.question, lang)):
+        return False
     # To a question asking for a figure, a finished reply offering none takes no position, however many of
     # the question's words it holds ("该车在合肥市发生单方事故" to the sum insured; "超出部分由其在商业三者险
     # 限额内赔付" to what that limit is): a whole amount or nothing paid was read above as a figure.
@@ -440,6 +466,9 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     said = (m.content_words(claimed, lang) - m.haystack(qa.question, lang)) | (
         m.numbers(claimed, lang) - m.numbers(qa.question, lang)
     )
+    if lang == "zh":
+        # A single character (the 人 of 保证人) is in many words (法定代表人): only whole words say it.
+        topic = {w for w in topic if len(w) > 1} or topic
     return bool(topic) and bool(said) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
 
 

@@ -31,6 +31,7 @@ from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import (
     Party,
     agent_of_another_party,
+    agent_of_asked_party,
     cases,
     cited_cases,
     first_role,
@@ -264,12 +265,18 @@ class RuleJudge:
         ):
             k = next((i for i in range(1, len(claims)) if not m.is_framing(claims[i], lang)), None)
             if k is not None:
+                # A sentence the passage runs on past a semicolon ("邱0……系主犯；被告人韦x5……系从犯。") explains
+                # the Yes/No whole.
+                end = k + 1
+                while end < len(claims) and claims[end - 1].rstrip().endswith(("；", ";")):
+                    end += 1
+                explained = "".join(claims[k:end])
                 joined = (
-                    f"{claims[0].rstrip('。！.!')}，{claims[k]}"
+                    f"{claims[0].rstrip('。！.!')}，{explained}"
                     if lang == "zh"
-                    else f"{claims[0].rstrip('.!')}, {claims[k]}"
+                    else f"{claims[0].rstrip('.!')}, {explained}"
                 )
-                claims = [joined, *claims[1:k], *claims[k + 1 :]]
+                claims = [joined, *claims[1:k], *claims[end:]]
         return claims
 
     def _claim(self, claim: str, view: ContextView, item: JudgeItem, lang: str, main: bool) -> str | None:
@@ -407,10 +414,14 @@ class RuleJudge:
                 return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
-        # A header's agent of another party than the role asked ("委托诉讼代理人：莫0" under the 被上诉人).
+        # A header's agent of another party than the role asked ("委托诉讼代理人：莫0" under the 被上诉人):
+        # contradicted where the same header names the agent of the role asked, as another party's figure
+        # for the very item asked is.
         if (verdict == "supported" and best is not None and lang == "zh"
                 and agent_of_another_party(item.qa.question, best.text, item.passages[best.passage].text)):
-            return "unsupported"
+            header = item.passages[best.passage].text
+            own = [t.text for t in view.passages[best.passage].sentences]
+            return "contradicted" if agent_of_asked_party(item.qa.question, own, header) else "unsupported"
         return verdict
 
     def _of_another(self, text: str, view: ContextView) -> bool:
@@ -482,6 +493,11 @@ class RuleJudge:
         verdict, best = self._support(body, pool, lang, lead, question, reported or cut)
         if line is not None and line != lead:
             return "contradicted"
+        if verdict != "supported" and stating is not None and _pastes_answer(body, stating, item):
+            # The passage's answering sentence pasted with the words around it ("邱0……系主犯；被告人韦x5……
+            # 系从犯" to whether 韦x5 was a principal): the words about another party of that judgment rest
+            # on its passage too.
+            return "supported"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
         return verdict
@@ -523,7 +539,7 @@ class RuleJudge:
         # A sentence on the question's setting is no answer to what it asks whether: "被告于同年8月15日搬离"
         # says nothing of 是否有损坏, nor an accident's finding of 是否饮酒 (an impossible question stays so).
         asked = _whether_words(question, lang)
-        if asked and not asked & best.words:
+        if asked and not (asked | _negated(asked)) & best.words:
             return None, None
         return best, ev.bottom_line(question, ev.answering_clause(topic, best, lang), lang)
 
@@ -637,7 +653,7 @@ class RuleJudge:
         body = m.strip_lead(answer, lang)
         words = m.content_words(body, lang)
         asked = _asked(question, lang)
-        claim = next((s for s in language.sentences(body, lang) if not m.is_framing(s, lang)), "")
+        claim = _carrying_sentence(body, asked, lang)
         if not words:
             return True
         # A question naming its case asks about everyone in it: the decedent 罗某某 of a passage of
@@ -726,6 +742,32 @@ def _whether_words(question: str, lang: str) -> set[str]:
     if not found:
         return set()
     return topic_words(found.group(1), lang) - _RESPONSE_VERBS
+
+
+def _pastes_answer(body: str, stating: Sentence, item: JudgeItem) -> bool:
+    """Whether a reply pastes, word for word from one passage, a stretch holding the sentence that answers
+    the question."""
+    pasted, answering = m.squashed(body), m.squashed(stating.text)
+    source = m.squashed(item.passages[stating.passage].text)
+    return len(answering) >= 8 and answering in pasted and pasted in source
+
+
+def _carrying_sentence(body: str, asked: list[Party], lang: str) -> str:
+    """The sentence that carries a Yes/No's bottom line: the first that is not framing, or, where it runs on
+    past a semicolon to one naming the party asked ("凌0……系主犯；被告人黎x5……系从犯" to whether 黎x5 was a
+    principal), that one."""
+    said = [s for s in language.sentences(body, lang) if not m.is_framing(s, lang)]
+    if not said:
+        return ""
+    k = 0
+    while asked and not names_any(parties(said[k], lang), asked) and k + 1 < len(said) and said[k].rstrip().endswith(("；", ";")):
+        k += 1
+    return said[k] if asked and names_any(parties(said[k], lang), asked) else said[0]
+
+
+def _negated(words: set[str]) -> set[str]:
+    """The Chinese words that deny what a 有-word asks whether: 无效 of 有效, 无权 of 有权."""
+    return {"无" + w[1:] for w in words if len(w) > 1 and w.startswith("有")}
 
 
 def _flip(line: str) -> str:

@@ -143,7 +143,12 @@ def ordinal_roles(text: str) -> frozenset[str]:
 
 def has_role(text: str, lang: str) -> bool:
     """Whether a Chinese text names a party by its role (原告, 被告人, 上诉人; not 本案 or 该案)."""
-    return lang == "zh" and any(r not in ("本案", "该案") for r in _ZH_ROLES.findall(text))
+    return lang == "zh" and bool(zh_roles(text))
+
+
+def zh_roles(text: str) -> set[str]:
+    """The roles a Chinese text names parties by (原告, 被告人, 上诉人; not 本案 or 该案)."""
+    return set(_ZH_ROLES.findall(text)) - {"本案", "该案"}
 
 
 def role_words(text: str) -> set[str]:
@@ -211,6 +216,24 @@ def agent_of_another_party(question: str, sentence: str, text: str) -> bool:
     at = text.find(sentence.strip()[:12])
     owner = _entry_before(text, at) if at >= 0 else None
     return owner is not None and owner != asked.group(1)
+
+
+def agent_of_asked_party(question: str, sentences: list[str], text: str) -> bool:
+    """Whether one of a header's `sentences` (of `text`) names an agent under the entry of the role whose
+    agent the Chinese question asks for."""
+    asked = _ASKS_AGENT.search(question)
+    if asked is None:
+        return False
+    # The same office (a 委托诉讼代理人 for one, not the company's 法定代表人).
+    office = _AGENT_ENTRY.search(asked.group(0)[len(asked.group(1)):].lstrip("的）) "))
+    for sentence in sentences:
+        at = text.find(sentence.strip()[:12])
+        entry = _AGENT_ENTRY.match(sentence)
+        if entry and office and entry.group(0).strip() == office.group(0).strip() and at >= 0 and (
+            _entry_before(text, at) == asked.group(1)
+        ):
+            return True
+    return False
 
 
 def first_role(text: str, lang: str) -> str | None:

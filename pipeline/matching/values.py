@@ -217,6 +217,23 @@ def nothing_paid(text: str, lang: str) -> bool:
     return bool(_NOTHING_PAID["zh" if lang == "zh" else "en"].search(text))
 
 
+# An amount stated as nothing awarded ("精神损害抚慰金不属于……赔偿范围，本院不予支持", "The claim for the
+# year-end bonus is dismissed"): to how much the court awarded for the item, none. Only of the item asked,
+# as for nothing paid.
+_NOTHING_AWARDED = {
+    "zh": re.compile(r"不予(?:支持|赔偿|计算|认定|保护)|不属于[^，,。；;]{0,16}?范围"),
+    "en": re.compile(
+        r"\b(?:is|are|was|were)\s+(?:dismissed|refused|rejected|disallowed)\b|\bno\s+award\s+(?:is|was)\s+made\b"
+        r"|\bnothing\s+(?:is|was)\s+awarded\b",
+        re.I,
+    ),
+}
+
+
+def nothing_awarded(text: str, lang: str) -> bool:
+    return bool(_NOTHING_AWARDED["zh" if lang == "zh" else "en"].search(text))
+
+
 def rates(text: str, lang: str) -> list[str]:
     """The percentages of the text that can be a rate: not those stating a change of one."""
     return _spans(_CHANGE["zh" if lang == "zh" else "en"].sub(" ", text), lang).get("share", [])
