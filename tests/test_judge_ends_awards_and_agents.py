@@ -4,12 +4,16 @@ asked when, a rate offers no date; a single character shared with a Chinese ques
 no topic; a Chinese who-question is not answered by the role it names itself or by a figure on another
 item; a court refusing the item asked states its amount as none; 无效 answers 是否有效; a Yes/No explained
 by a sentence the passage runs on past a semicolon rests on that sentence; another party's agent offered
-where the header names the asked party's is contradicted. Hand-built records, hand-checked labels (none of
-them is a validation item)."""
+where the header names the asked party's is contradicted; a reply with no Yes/No is read by its claim on
+what was asked whether; 是否支持…请求 is answered by a sentence covering what follows 是否; another named
+party's value of the item asked is contradicted; a term is its length (4 years and 6 months is not 6 months
+and 4 years); a passage's own sentence on the party asked, quoted, gives another item's figure. Hand-built
+records, hand-checked labels (none of them is a validation item)."""
 
 from __future__ import annotations
 
 from pipeline.judges import JudgeItem, RuleJudge
+from pipeline.matching import values
 from pipeline.params import Params
 from pipeline.records import QA, Candidate, Passage
 
@@ -171,3 +175,82 @@ def test_another_party_s_agent_where_the_header_names_the_one_asked_is_contradic
     # Where the header names none for the role asked (no 法定代表人 under the 上诉人), nothing contradicts.
     none = label("委托诉讼代理人：滕某，广东某律师事务所律师。", AGENT_UNSTATED, (APPEAL_HEADER,))
     assert none.faithfulness != "contradicted"
+
+
+CO_ACCUSED = Passage(
+    "ca/p1", "ca", "ca", "HKSAR v Yuen Ka-ho and Mak Wai-lun",
+    "In the Magistrates' Court at Sha Tin, the first defendant, Yuen Ka-ho, and the second defendant, Mak Wai-lun, each "
+    "pleaded guilty to a joint charge of theft. The first defendant is 29 years old and has two previous convictions "
+    "for theft. The second defendant is of clear record.",
+)
+RECORD = qa("e-record", "In HKSAR v Yuen Ka-ho and Mak Wai-lun, did the second defendant have any previous convictions?",
+            "No", CO_ACCUSED, "yesno", ["No"])
+
+
+def test_a_reply_with_no_yes_no_is_read_by_its_claim_on_what_was_asked():
+    # The plea comes first in the paste; the claim on previous convictions is the first defendant's.
+    pasted = label("Reading the passages, the answer rests on the following. In the Magistrates' Court at Sha Tin, the "
+                   "first defendant, Yuen Ka-ho, and the second defendant, Mak Wai-lun, each pleaded guilty to a joint "
+                   "charge of theft. The first defendant is 29 years old and has two previous convictions for theft.",
+                   RECORD, (CO_ACCUSED,), "en")
+    assert pasted.behaviour == "attempted" and pasted.faithfulness == "contradicted"
+
+
+REFUND = Passage(
+    "rf/p4", "rf", "rf", "韦x3与南宁某汽车销售有限公司买卖合同纠纷一审民事判决书",
+    "本院认为:被告故意隐瞒车辆事故情况,构成欺诈,依照消费者权益保护法的规定,被告应按购车款的三倍即270,000元增加赔偿。",
+)
+TREBLE = qa("e-treble", "在《韦x3与南宁某汽车销售有限公司买卖合同纠纷一审民事判决书》中，法院是否支持了原告按购车款三倍赔偿的请求?",
+            "是", REFUND, "yesno", ["Yes"])
+
+
+def test_a_yes_explained_by_the_court_granting_what_was_asked_whether_is_correct():
+    granted = label("是。依照消费者权益保护法的规定,被告应按购车款的三倍即270,000元增加赔偿。", TREBLE, (REFUND,))
+    assert granted.faithfulness == "fully_supported" and granted.correctness == "correct"
+
+
+PARTNERSHIP = Passage(
+    "pa/p2", "pa", "pa", "（2023）湘01民终2290号",
+    "原审查明:2020年3月,龙x4与蔡1签订《合伙协议》,共同经营一家茶餐厅,龙x4出资260,000元,蔡1出资140,000元。",
+)
+ESTATE = Passage(
+    "es/p4", "es", "es", "祁x5与祁0、祁2法定继承纠纷一审民事判决书",
+    "被继承人祁某某名下银行存款180,000元。原告祁x5分得银行存款60,000元。",
+)
+CONTRIBUTION = qa("e-contrib", "蔡1在合伙中的出资是多少?", "140,000元", PARTNERSHIP)
+SHARE = qa("e-share", "在《祁x5与祁0、祁2法定继承纠纷一审民事判决书》中，原告分得银行存款多少?", "60,000元", ESTATE)
+
+
+def test_another_named_party_s_value_of_the_item_asked_is_contradicted():
+    other = label("龙x4出资260,000元。", CONTRIBUTION, (PARTNERSHIP,))
+    assert other.faithfulness == "contradicted"
+    # The whole of which a share is asked, of the decedent, is another item: nobody takes it.
+    whole = label("被继承人祁某某名下银行存款180,000元。", SHARE, (ESTATE,))
+    assert whole.faithfulness == "unsupported"
+
+
+def test_a_term_is_its_length_not_its_numbers():
+    assert values.durations("4 years and 6 months", "en") == {"m54"}
+    assert values.durations("6 months of the fraud sentence ... reduced to 4 years", "en") == {"m6", "m48"}
+    assert values.durations("two weeks", "en") == values.durations("14 days", "en") == {"d14"}
+    assert values.durations("有期徒刑一年六个月，缓刑二年", "zh") == {"m18", "m24"}
+    assert values.durations("2016年4月12日", "zh") == set()
+
+
+TRIAL = Passage(
+    "tr/p5", "tr", "tr", "CACC 61/2023 HKSAR v Kwok Wai-ming",
+    "The appellant, Kwok Wai-ming, was sentenced at trial to 3 years for the fraud and 2 years and 6 months for money "
+    "laundering, 1 year of it consecutive, a total of 4 years. We order that 6 months of the money laundering sentence "
+    "run consecutively, so that the appellant's total sentence is reduced to 3 years and 6 months.",
+)
+AT_TRIAL = qa("e-trial", "What total sentence did Kwok Wai-ming receive at trial?", "4 years", TRIAL)
+
+
+def test_a_passage_s_own_sentence_on_the_party_asked_quotes_another_item():
+    # The appeal's total, quoted word for word, is another item than the trial's total asked: unsupported.
+    appeal = label("We order that 6 months of the money laundering sentence run consecutively, so that the appellant's "
+                   "total sentence is reduced to 3 years and 6 months.", AT_TRIAL, (TRIAL,), "en")
+    assert appeal.faithfulness == "unsupported" and appeal.correctness == "incorrect"
+    # A term the passage does not give the party asked contradicts the passage that gives it.
+    other = label("Kwok Wai-ming's total sentence at trial was 5 years.", AT_TRIAL, (TRIAL,), "en")
+    assert other.faithfulness == "contradicted"

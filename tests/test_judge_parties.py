@@ -516,9 +516,12 @@ def test_a_sentence_citing_a_case_speaks_of_that_case():
     quote = ('Passage [1] states: "As stated in Chan Kwok-wah v Hip Shing Scaffolding Company Limited, the court is not '
              "bound by the Board's assessment; in that case a scaffolder's assessment was raised from 3% to 6%.\"")
     assert dims(quote, RAISED, (EC_GUIDE, EC_OWN)) == ("attempted", "fully_supported", "correct", "complete")
-    # Another case's range, cited in a passage of no named case, is no starting point of the case asked.
+    # Another case's range, cited in a passage of no named case, is no starting point of the case asked:
+    # offered for it, it is a cited case's figure for the very item asked, which the passage of the case
+    # asked contradicts (4 years and 6 months; the range's 4 years is another length, not a shared number).
     other = "HKSAR v Kwan Wai laid down a starting point of 2 years to 4 years."
-    assert dims(other, START, (FRAMEWORK, RACE))[:3] == ("attempted", "unsupported", "incorrect")
+    assert dims(other, START, (FRAMEWORK, RACE))[:3] == ("attempted", "contradicted", "incorrect")
+    assert dims(other, START, (FRAMEWORK,))[:3] == ("attempted", "unsupported", "incorrect")
     assert dims("For the first defendant I take a starting point of 4 years and 6 months' imprisonment.",
                 START, (FRAMEWORK, RACE))[:3] == ("attempted", "fully_supported", "correct")
 

@@ -476,8 +476,10 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
     """The claims with the one that gives the answer first: in a pasted passage it is the sentence
     stating a value of the kind asked on what was asked, wherever it stands (a Yes/No comes first)."""
     qa = item.qa
-    if len(claims) < 2 or is_yesno(qa) or m.lead_polarity(claims[0], lang):
+    if len(claims) < 2 or m.lead_polarity(claims[0], lang):
         return claims
+    if is_yesno(qa):
+        return _whether_first(claims, qa, lang)
     facts = answer_facts(qa)
     # The facts that give the answer come first: a share count or a date only situates it (the verbose
     # paste "X bought 1,470,000 shares. ... X gained a profit of HK$3,027,000." answers with its second).
@@ -485,7 +487,7 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
     # A claim giving a key fact's very figures is the answer, however it words the topic ("gained a
     # profit" for "What gain did X obtain").
     for i, claim in enumerate(claims):
-        if any(m.numbers(f, lang) and m.numbers(f, lang) <= m.numbers(claim, lang) for f in facts):
+        if any(_gives_figures(f, claim, lang) for f in facts):
             return [claim, *claims[:i], *claims[i + 1 :]]
     for i, claim in enumerate(claims):
         on_topic = any(speaks_of(c, qa.question, lang) for c in clauses(claim, lang))
@@ -509,3 +511,27 @@ def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:
             if on_topic and offers and topic_words(qa.question, lang):
                 return [claim, *claims[:i], *claims[i + 1 :]]
     return claims
+
+
+def _gives_figures(fact: str, claim: str, lang: str) -> bool:
+    """Whether a claim gives a fact's very figures: its lengths for a term ("a total of 4 years and 6 months",
+    not "6 months of the fraud sentence ... reduced to 4 years"), its numbers otherwise."""
+    lengths = values.durations(fact, lang)
+    if lengths:
+        return lengths <= values.durations(claim, lang)
+    return bool(m.numbers(fact, lang)) and m.numbers(fact, lang) <= m.numbers(claim, lang)
+
+
+def _whether_first(claims: list[str], qa: QA, lang: str) -> list[str]:
+    """The claims of a reply to a yes/no question that gives no Yes/No, the one that speaks of what the
+    question asks whether first (the first defendant's "three previous convictions" of a pasted passage, not
+    the plea before it, to whether the second had any): the claim sharing most of the question's words,
+    names and roles aside, where it shares more than the first does."""
+    topic = {w for w in topic_words(qa.question, lang) if lang != "zh" or len(w) > 1}
+    if not topic:
+        return claims
+    shares = [ev.share(topic, m.haystack(c, lang)) for c in claims]
+    best = max(range(len(claims)), key=lambda i: (shares[i], -i))
+    if shares[best] <= shares[0]:
+        return claims
+    return [claims[best], *claims[:best], *claims[best + 1 :]]

@@ -391,9 +391,16 @@ class RuleJudge:
         if claimed and stating is not None:
             given = values.values(stating.text, key, lang) if key else stating.numbers
             if given and claimed.isdisjoint(given):
+                # A passage's own sentence about the party asked, quoted word for word, says what that
+                # passage says: its figure is another item's ("reduced to 4 years" on appeal beside the
+                # trial's total of 4 years and 6 months asked), which supports nothing of what was asked.
+                if self._quotes_own_party(body, view, item, lang):
+                    return "unsupported"
                 return "contradicted"
         wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
-        if wanted and claimed and claimed.isdisjoint(wanted) and self._of_another(body, view):
+        if wanted and claimed and claimed.isdisjoint(wanted) and (
+            self._of_another(body, view) or self._names_another_on_item(body, view, item, lang)
+        ):
             # Another accused's or another case's figure offered for the value asked (the cited KYC v LMF's
             # pool of $7,000,000, the second plaintiff's $418,750, A1's total for A2's) is that item's
             # answer, contradicted by a sentence of the party asked giving the reference's value, where
@@ -423,6 +430,26 @@ class RuleJudge:
             own = [t.text for t in view.passages[best.passage].sentences]
             return "contradicted" if agent_of_asked_party(item.qa.question, own, header) else "unsupported"
         return verdict
+
+    def _quotes_own_party(self, body: str, view: ContextView, item: JudgeItem, lang: str) -> bool:
+        """Whether a claim is a passage's words, copied whole, naming a party asked (by name or by an ordinal
+        role, "the first appellant"; a "him" may be anyone), from a passage the question's parties are named
+        in."""
+        own, named = m.squashed(body), parties(body, lang)
+        if len(own) < 12 or (named and not names_any(named, view.asked)) or not (named or ordinal_roles(body)):
+            return False
+        if self._of_another(body, view):
+            return False
+        return any(own in m.squashed(p.text) and view.passages[i].parties and names_any(view.passages[i].parties, view.asked)
+                   for i, p in enumerate(item.passages))
+
+    def _names_another_on_item(self, body: str, view: ContextView, item: JudgeItem, lang: str) -> bool:
+        """Whether a Chinese claim gives another named party's value of the item asked, in words of the
+        question and at its scope ("潘x6出资300,000元" to 袁x2's contribution; not the estate "被继承人罗某某名下银行
+        存款240,000元" for what an heir takes of it, which says nobody takes anything)."""
+        named = parties(body, lang)
+        return (lang == "zh" and bool(view.asked) and bool(named) and not names_any(named, view.asked)
+                and position.speaks_of(body, item.qa.question, lang) and position.within_scope(body, item.qa, lang))
 
     def _of_another(self, text: str, view: ContextView) -> bool:
         """Whether a text speaks of another party of the same standing than the question asks about: it
@@ -670,6 +697,10 @@ class RuleJudge:
         # shares the names and little else.
         topic = m.content_words(without_cases(question), lang) - set().union(*asked_names)
         covers = bool(topic) and ev.share(topic, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
+        # In Chinese, what the question asks whether (the words after 是否, the court's response verbs
+        # aside: 按购车款三倍赔偿 of 是否支持了原告按购车款三倍赔偿的请求) is what the sentence must cover.
+        whether = _whether_words(question, lang)
+        covers = covers or bool(whether) and ev.share(whether, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
         return ev.share(words, about) >= self.cfg.topic_overlap or covers
 
     def _case_parties(self, item: JudgeItem, lang: str) -> list[Party]:

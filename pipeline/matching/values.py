@@ -150,13 +150,85 @@ def without_values(text: str, lang: str) -> str:
 
 def values(text: str, of_kinds: set[str] | frozenset[str], lang: str) -> set[str]:
     """The canonical numbers (language.numbers) of the text's values of the given kinds; a value with no
-    number (a cited case) stands as its lower-cased text."""
+    number (a cited case) stands as its lower-cased text. A duration stands as its length ("m54" for "4 years
+    and 6 months" and for 四年六个月, "d14" for "two weeks"), so that a term is not read as another one sharing
+    its numbers ("reduced to 4 years" beside "6 months of the fraud sentence" is no "4 years and 6 months")."""
     out: set[str] = set()
-    for kind, hits in _spans(text, lang).items():
-        if kind in of_kinds:
+    if of_kinds & DURATIONS:
+        out |= durations(text, lang)
+    for kind, hits in _spans(_without_durations(text, lang) if of_kinds & DURATIONS else text, lang).items():
+        if kind in of_kinds and kind not in DURATIONS:
             for hit in hits:
                 out |= language.numbers(hit, lang) or {hit.lower()}
     return out
+
+
+# One duration, compound or not: "4 years and 6 months", "3 years", "14 weeks"; 三年六个月, 十个月, 15日.
+_EN_UNIT = r"(?:years?|months?|weeks?|(?:business\s+|working\s+|clear\s+)?days?)"
+_EN_DURATION = re.compile(
+    rf"\b({_NUM})[\s-]+({_EN_UNIT})(?:,?\s+and\s+(?:(a\s+half)|({_NUM})[\s-]+({_EN_UNIT})))?", re.I
+)
+_ZH_DURATION = re.compile(
+    rf"({_ZH_NUM})\s*(年(?!\s*\d+\s*月)|个\s*月|日|天|个工作日)(?:\s*零?\s*({_ZH_NUM})\s*(个\s*月|日|天))?"
+)
+# What one unit is in the unit a length is kept in: months for years, days for weeks (a month is no number
+# of days).
+_IN = {"year": ("m", 12), "month": ("m", 1), "week": ("d", 7), "day": ("d", 1), "年": ("m", 12), "月": ("m", 1),
+       "日": ("d", 1), "天": ("d", 1)}
+
+
+def _unit(word: str) -> tuple[str, int]:
+    word = word.lower().replace(" ", "")
+    for key, unit in _IN.items():
+        if key in word:
+            return unit
+    return ("d", 1)
+
+
+def _length(number: str, unit: str, lang: str) -> tuple[str, float] | None:
+    # A Chinese numeral is read with its unit (一 alone is no number to the reader of 一年).
+    found = language.numbers(f"{number}{unit}" if lang == "zh" else number, lang)
+    if len(found) != 1:
+        return None
+    scale, per = _unit(unit)
+    return scale, float(next(iter(found))) * per
+
+
+def durations(text: str, lang: str) -> set[str]:
+    """The lengths of the text's durations, each in months or days ("m54", "d14")."""
+    if lang == "zh":
+        text = language.plain_numerals(text)
+        text = _ZH["date"].sub(" ", text)
+        hits = [(h.group(1), h.group(2), None, h.group(3), h.group(4)) for h in _ZH_DURATION.finditer(text)]
+    else:
+        text = _EN["date"].sub(" ", text)
+        hits = [h.groups() for h in _EN_DURATION.finditer(text)]
+    out: set[str] = set()
+    for number, unit, half, more, more_unit in hits:
+        first = _length(number, unit, lang)
+        if first is None:
+            continue
+        scale, total = first
+        if half:
+            total += _unit(unit)[1] / 2
+        elif more and more_unit:
+            second = _length(more, more_unit, lang)
+            if second is None or second[0] != scale:
+                out.add(f"{scale}{_format(total)}")
+                if second is not None:
+                    out.add(f"{second[0]}{_format(second[1])}")
+                continue
+            total += second[1]
+        out.add(f"{scale}{_format(total)}")
+    return out
+
+
+def _format(length: float) -> str:
+    return f"{length:g}"
+
+
+def _without_durations(text: str, lang: str) -> str:
+    return (_ZH_DURATION if lang == "zh" else _EN_DURATION).sub(" ", language.plain_numerals(text) if lang == "zh" else text)
 
 
 # The period a rate is stated for: 月利率 and 年利率, "a month" and "per annum" are different values of the
