@@ -14,7 +14,8 @@ from pipeline.importers.squad import load_squad
 from pipeline.params import QaImportParams
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "en_heldout", "en_heldout_2", "en_heldout_3")
+FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "zh_heldout_5", "en_heldout", "en_heldout_2", "en_heldout_3",
+            "en_heldout_4")
 
 
 def articles(name: str) -> list[dict]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from pipeline import language
@@ -22,6 +22,7 @@ from pipeline.matching import statements
 from pipeline.matching.anchors import opening_case_number
 from pipeline.matching.parties import (
     Party,
+    called_by_surname,
     cases,
     cited_cases,
     names_any,
@@ -58,6 +59,9 @@ class Sentence:
     # Its words reduced to their roots ("received", "receives" -> "receiv") and its figures ("#20"): what
     # a statement of the same holding in other words still shares with it.
     roots: frozenset[str] = frozenset()
+    # A submission read with the ruling that points back at it (_with_rulings): its polarity is the
+    # ruling's on what the submission says, read on the whole sentence.
+    ruling: bool = False
 
 
 def roots(words: set[str], numbers: set[str], lang: str) -> frozenset[str]:
@@ -88,6 +92,36 @@ def sentence(text: str, lang: str, passage: int = -1) -> Sentence:
     )
 
 
+# An English ruling that names the submission it rules on only by pointing back ("Ms Lui submitted that ...
+# she owed no duty to question payments ... That submission is rejected: ...").
+_RULING_BACK = re.compile(
+    r"^(?:That|This|The|Such\s+an?)\s+(?:submission|argument|contention|complaint|point|ground)s?\s+"
+    r"(?:is|was|are|were|must\s+be|cannot\s+be|should\s+be|fails?|succeeds?)\b",
+    re.I,
+)
+
+
+# A ruling that rejects what it points back at: read with the submission, it says the opposite of it.
+_REJECTS = re.compile(r"\b(?:rejected|fails?|dismissed|cannot\s+be\s+accepted|not\s+accepted)\b", re.I)
+
+
+def _with_rulings(found: list[str], lang: str) -> list[tuple[str, bool | None]]:
+    """The sentences of a passage, a ruling that points back at the submission before it joined to it: read
+    together they are the court's finding on what the submission says, negative when the submission is
+    positive and the ruling rejects it, or the reverse ("she owed no duty ... That submission is
+    rejected" holds that she had one). The second item: the joined sentence's polarity (None: its own)."""
+    if lang == "zh":
+        return [(t, None) for t in found]
+    out: list[tuple[str, bool | None]] = []
+    for text in found:
+        if out and _RULING_BACK.match(text) and statements.is_issue_or_submission(out[-1][0], lang):
+            said = out[-1][0]
+            out[-1] = (f"{said} {text}", m.is_negative(said, lang) != bool(_REJECTS.search(text)))
+        else:
+            out.append((text, None))
+    return out
+
+
 def _at_submission(text: str, lang: str) -> list[str]:
     """A Chinese sentence of many clauses cut where a submission begins ("……周某到案后虽对基本事实予以
     供认，但辩称部分款项系正常借款……"): what comes before the 辩称 is the narrative, not the submission."""
@@ -111,7 +145,11 @@ class PassageView:
 def passage_view(passage: Passage, lang: str) -> PassageView:
     """A passage's sentences and the parties it names, its heading's included (a reader sees the
     heading: a Chinese judgment's title names its parties)."""
-    found = [sentence(t, lang) for s in sentences(passage.text, lang) for t in _at_submission(s, lang)]
+    found = [
+        sentence(t, lang) if negative is None else replace(sentence(t, lang), negative=negative, ruling=True)
+        for s, negative in _with_rulings(sentences(passage.text, lang), lang)
+        for t in _at_submission(s, lang)
+    ]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
     # A published judgment's first paragraph opens with its case number: the number a question prefixed at
     # import names (pipeline/importers/standalone.py uses the same opening_case_number).
@@ -148,7 +186,7 @@ class ContextView:
                 by_decision[p.decision] = by_decision.get(p.decision, frozenset()) | p.cases
         self.cases = [by_decision.get(p.decision, p.cases) if p.decision else p.cases for p in passages]
         self.sentences = [
-            Sentence(s.text, s.words, s.numbers, s.negative, s.parties, s.statement, i, s.roots)
+            replace(s, passage=i)
             for i, p in enumerate(passages)
             for s in p.sentences
         ]
@@ -207,7 +245,7 @@ class ContextView:
         if not subjects:
             return True
         if s.parties:
-            return names_any(s.parties, subjects)
+            return names_any(s.parties, subjects) or self._by_surname(s, subjects)
         named = self.passages[s.passage].parties
         return not named or names_any(named, subjects)
 
@@ -220,7 +258,13 @@ class ContextView:
             return case
         if not subjects:
             return True
-        return names_any(s.parties or self.passages[s.passage].parties, subjects)
+        return names_any(s.parties or self.passages[s.passage].parties, subjects) or self._by_surname(s, subjects)
+
+    def _by_surname(self, s: Sentence, subjects: list[Party]) -> bool:
+        """Whether the sentence calls a party asked by title and surname ("Mr Ho" beside his company
+        Kaiwing Holdings Limited) in a passage that names that party in full."""
+        named = self.passages[s.passage].parties
+        return any(names_any([a], named) and called_by_surname(s.text, a, named) for a in subjects)
 
     def pool(self, subjects: list[Party]) -> list[Sentence]:
         """The sentences that may support a claim about `subjects`."""
@@ -298,7 +342,7 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
     the sentence's answer ("Although the tenant did not pay, the Tribunal granted relief against
     forfeiture." answers "Did the Tribunal grant relief?" yes)."""
     parts = [p for p in _CLAUSE_SPLIT["zh" if lang == "zh" else "en"].split(s.text) if p.strip()]
-    if len(parts) < 2 or not words:
+    if len(parts) < 2 or not words or s.ruling:
         return s
     scored = sorted(((len(words & m.haystack(p, lang)), p) for p in parts), key=lambda x: -x[0])
     # Only a clause that holds more of them than any other answers on its own.

@@ -38,6 +38,8 @@ from pipeline.matching.parties import (
     has_role,
     names_any,
     ordinal_roles,
+    roles_given,
+    roles_in_title,
     parties,
     role_holder,
     roles_of,
@@ -600,6 +602,11 @@ class RuleJudge:
         wanted = values.values(" ".join(item.qa.facts), key, lang) if key else set()
         if wanted and wanted <= values.values(best.text, key, lang):
             return True
+        # So does one holding the bare number a reference is and nothing more (the 19 of "How old is Ng
+        # Chun-hin?" in "now aged 19").
+        bare = [f for f in item.qa.facts if not key and not m.fact_words(values.without_values(f, lang), lang)]
+        if bare and all(m.numbers(f, lang) and m.numbers(f, lang) <= best.numbers for f in bare):
+            return True
         words = _item_words(_holding(item.qa, lang), lang)
         topic = topic_words(item.qa.question, lang)
         if len(words) < 2:
@@ -624,8 +631,11 @@ class RuleJudge:
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        return ContextView(views, _asked(item.qa.question, lang), cases(item.qa.question), _home(item, lang),
-                           ordinal_roles(item.qa.question))
+        asked = _asked(item.qa.question, lang)
+        # A question naming a party by name asks about the role the passages give that name.
+        roles = ordinal_roles(item.qa.question) or frozenset().union(
+            *(roles_given(asked, p.text) | roles_in_title(asked, p.heading) for p in item.passages))
+        return ContextView(views, asked, cases(item.qa.question), _home(item, lang), roles)
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:

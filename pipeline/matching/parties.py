@@ -130,6 +130,38 @@ _SIDES = {"defendant": "D", "accused": "D", "offender": "D", "appellant": "A", "
 _ABBREVIATED = {"A": "AD", "D": "D", "P": "P", "R": "R"}
 
 
+def roles_given(asked: list[Party], text: str) -> frozenset[str]:
+    """The ordinal roles an English text gives the parties asked, by naming the party right after its role
+    in the same clause ("The first defendant, Ms Cheung Wing-yin, pleaded guilty", "the second applicant is
+    her son, Mr Ng Chun-hin"): a question naming Cheung Wing-yin asks about the first defendant, and "The
+    second defendant is sentenced to 12 months" is about someone else."""
+    if not asked or language.has_cjk(text):
+        return frozenset()
+    found: set[str] = set()
+    for role in _EN_ORDINAL_ROLE.finditer(text):
+        clause = re.split(r"[;.]\s|\s\(|\band\b", text[role.end():role.end() + 80], maxsplit=1)[0]
+        named = parties(clause, "en")
+        if named and names_any(named[:1], asked):
+            found |= ordinal_roles(role.group(0))
+    return frozenset(found)
+
+
+def roles_in_title(asked: list[Party], heading: str) -> frozenset[str]:
+    """The ordinal roles an English case title gives the parties asked by their order on its side: in
+    "HKSAR v Cheung Wing-yin and Lau Chun-pong" Cheung Wing-yin is the first defendant (or respondent), in
+    "Tse Lai-ping and Ng Chun-hin v Director of Immigration" Ng Chun-hin the second applicant (or plaintiff,
+    appellant, petitioner), as the judgment calls them."""
+    if not asked or language.has_cjk(heading) or " v " not in heading:
+        return frozenset()
+    found: set[str] = set()
+    # An accused who appeals is the appellant of the same title ("HKSAR v Yeung Kin-fai and Fung Tsz-lok").
+    for side, codes in zip(heading.split(" v ", 1), ("PA", "DRA"), strict=True):
+        for place, name in enumerate(re.split(r"\s+and\s+|,\s*", side), start=1):
+            if place <= len(_PLACES) // 2 and names_any(parties(name, "en")[-1:], asked):
+                found |= {f"{place}{code}" for code in codes}
+    return frozenset(found)
+
+
 @lru_cache(maxsize=1 << 14)
 def ordinal_roles(text: str) -> frozenset[str]:
     """The parties an English text names by an ordinal role, each as place and side ("2D" for the
@@ -338,6 +370,19 @@ def _parties(text: str, lang: str) -> tuple[Party, ...]:
             # Every word counts, short ones too: "So Kin-fai" is not "To Kin-fai".
             out.append(frozenset(re.findall(r"[a-z]+", " ".join(words).lower())))
     return tuple(out)
+
+
+_EN_TITLED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mdm|Madam|Dr)\.?\s+([A-Z][a-z]+)\b(?![\s-]+[A-Z])")
+
+
+def called_by_surname(text: str, party: Party, others: list[Party]) -> bool:
+    """Whether an English text calls the party by title and one word of its name ("Mr Ho" for Ho Ka-lun, as
+    a judgment does after its first mention), where none of `others` (the rest its passage names) holds
+    that word."""
+    return any(
+        word.lower() in party and not any(word.lower() in o for o in others if not same(o, party))
+        for word in _EN_TITLED.findall(text)
+    )
 
 
 def same(a: Party, b: Party) -> bool:

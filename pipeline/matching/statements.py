@@ -32,7 +32,7 @@ _EN_FINDING = re.compile(r"\b(?:finds?|found|rejects?|rejected|accepts?|accepted
 # So is one that says the party failed to prove what it says ("被告辩称其商品系从他人处进货,但未能提供进货
 # 凭证"): no party says that of itself.
 _ZH_FINDING = re.compile(
-    r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|认可|确认)"
+    r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|采信|认可|确认)"
     r"|(?:本院|法院)(?:依法|酌情|酌定|部分)(?:予以)?(?:支持|采纳|认可|确认|调整)"
     r"|[，,；;]\s*但(?:是|其)?(?:未能|未|没有|无法|不能)(?:提供|举证|举出|证明)"
 )

@@ -51,7 +51,12 @@ _ZH = {
     "months": re.compile(rf"{_ZH_NUM}\s*个\s*月"),
     "years": re.compile(rf"{_ZH_NUM}\s*年(?!\s*\d+\s*月)"),
     "shares": re.compile(r"\d[\d,，]*(?:\.\d+)?\s*(?:万|亿)?股"),
-    "share": re.compile(r"\d+(?:\.\d+)?\s*[%％]|百分之[\d一二三四五六七八九十点]+|[一二三四五六七八九十]分之[一二三四五六七八九十]"),
+    # A rate per mille or per ten thousand (每日千分之五, 日万分之五) is a share as a percentage is.
+    "share": re.compile(
+        r"\d+(?:\.\d+)?\s*[%％]|[百千万]分之[\d一二三四五六七八九十点]+|[一二三四五六七八九十]分之[一二三四五六七八九十]"
+    ),
+    # A multiple ("1.3倍" of the loan prime rate, 三倍 of a sum); not the 二倍工资 a claim is named after.
+    "multiple": re.compile(r"(?:\d+(?:\.\d+)?|[一二三四五六七八九十两]+(?:点[一二三四五六七八九])?)\s*倍(?!工资)"),
     "clause": re.compile(rf"第{_ZH_NUM}条"),
     "section": re.compile(rf"第{_ZH_NUM}款"),
     "case": re.compile(r"[（(]\d{4}[）)][^（()）]{1,12}?\d+号"),

@@ -1,0 +1,152 @@
+"""Rules the dev halves of the fifth Chinese and fourth English held-out batches showed missing (6 December;
+docs/method.md §4): a sentence ruling 不予采信 on a defence is the court's finding; 千分之五 is a rate and
+1.3倍 a multiple, so a reply offering neither to "几倍" takes no position; a case title gives its parties
+their ordinal roles ("HKSAR v Cheung Wing-yin and Lau Chun-pong": the second defendant is someone else),
+and so does a sentence naming the party right after its role; a bare number the reference is ("19" to how
+old) puts the sentence holding it on the item; "Mr Ho" is Ho Ka-lun in a passage naming him; "That
+submission is rejected" is the court's answer to the submission before it. Hand-built records,
+hand-checked labels (none of them is a validation item)."""
+
+from __future__ import annotations
+
+from pipeline.judges import JudgeItem, RuleJudge
+from pipeline.matching import parties as pt
+from pipeline.matching import values
+from pipeline.params import Params
+from pipeline.records import QA, Candidate, Passage
+
+STRICT = RuleJudge("strict")
+REFUSALS = Params().generate.refusal_by_language()
+
+TILES = Passage(
+    "ti/p4", "ti", "ti", "石家庄某某建材有限公司与石家庄某某装饰工程有限公司买卖合同纠纷一审民事判决书",
+    "本院认为：原告已依约交付货物，被告一应支付欠款386,500元。被告一辩称部分瓷砖存在色差，但其收货时未提出异议，"
+    "亦未提交证据，本院不予采信。被告一主张约定的违约金过高，请求调整，本院认为每日千分之五的标准明显高于原告的实际损失，"
+    "对该主张予以支持，调整为以欠款为基数，按一年期贷款市场报价利率的1.3倍计算。",
+)
+LOAN = Passage(
+    "lo/p2", "lo", "lo", "金x8与钱x1民间借贷纠纷一审民事判决书",
+    "经审理查明：2022年3月1日，被告钱x1向原告金x8借款200,000元，借条约定月利率2%。",
+)
+SENTENCES = Passage(
+    "se/p7", "se", "se", "HKSAR v Cheung Wing-yin and Lau Chun-pong",
+    "The first defendant is sentenced to 24 months' imprisonment on charge 1 and 20 months' imprisonment on charge 2, "
+    "making 30 months' imprisonment in all. The second defendant is sentenced to 12 months' imprisonment on charge 3.",
+)
+APPLICANTS = Passage(
+    "ap/p1", "ap", "ap", "Judicial review",
+    "The first applicant is Ms Tse Lai-ping; the second applicant is her son, Mr Ng Chun-hin, now aged 19. "
+    "Ms Olivia Chan Pui-san appeared for both applicants.",
+)
+PAYMENTS = Passage(
+    "pa/p2", "pa", "pa", "The Official Receiver v Ho Ka-lun and Lui Mei-kuen",
+    "In the same months the company paid $3,200,000 to Kaiwing Holdings Limited, a company owned by Mr Ho, and "
+    "$850,000 to Mr Ho himself as arrears of salary, a total of $4,050,000.",
+)
+DUTY = Passage(
+    "du/p3", "du", "du", "The Official Receiver v Ho Ka-lun and Lui Mei-kuen",
+    "Ms Lui Mei-kuen submitted that, as a director without executive authority, she owed no duty to question "
+    "payments approved by the managing director. That submission is rejected: she held the finance portfolio and "
+    "signed the cheques.",
+)
+
+
+def qa(qid: str, question: str, answer: str, passage: Passage, kind: str = "factual", facts=None) -> QA:
+    return QA(qid, question, answer, passage.id, passage.decision_id, kind, [answer] if facts is None else facts, [])
+
+
+def label(text: str, q: QA, passages: tuple[Passage, ...], lang: str):
+    cand = Candidate(f"{q.id}/ctx/gen:x", f"{q.id}/ctx", "gen:x", text, "stop")
+    return STRICT.judge_one(JudgeItem(cand, q, passages, True, REFUSALS[lang]))
+
+
+DEFENCE = qa("t-defence", f"在《{TILES.heading}》中，被告一以瓷砖有色差为由抗辩，法院如何对待？", "不予采信", TILES)
+
+
+def test_a_defence_ruled_not_credited_is_the_court_s_finding():
+    quoted = label("被告一辩称部分瓷砖存在色差，但其收货时未提出异议，亦未提交证据，本院不予采信。", DEFENCE, (TILES,), "zh")
+    assert (quoted.behaviour, quoted.faithfulness, quoted.correctness) == ("attempted", "fully_supported", "correct")
+
+
+def test_per_mille_rates_are_shares_and_multiples_are_their_own_kind():
+    assert values.kinds("每日千分之五", "zh") == {"share"}
+    assert values.kinds("日万分之五", "zh") == {"share"}
+    assert values.kinds("1.3倍", "zh") == {"multiple"}
+    assert values.values("按LPR的四倍计算", {"multiple"}, "zh") == {"4"}
+    # The double wage a claim is named after is no multiple offered.
+    assert values.kinds("二倍工资差额66,000元", "zh") == {"money"}
+
+
+MULTIPLE = qa("t-multiple", f"在《{TILES.heading}》中，法院把违约金调整为LPR的几倍？", "1.3倍", TILES)
+RATE = qa("t-rate", f"在《{LOAN.heading}》中，借条上约定的利息标准是多少？", "月利率2%", LOAN)
+
+
+def test_a_claim_restated_offers_no_multiple_and_another_case_s_rate_is_an_attempt():
+    restated = label("被告一主张约定的违约金过高，请求调整。", MULTIPLE, (TILES,), "zh")
+    assert restated.behaviour == "unusable"
+    given = label("调整为以欠款为基数，按一年期贷款市场报价利率的1.3倍计算。", MULTIPLE, (TILES,), "zh")
+    assert (given.behaviour, given.faithfulness, given.correctness) == ("attempted", "fully_supported", "correct")
+    # Another judgment's rate offered for the loan's: a position of the kind asked, resting on nothing of it,
+    # and contradicted where the loan's own passage gives its rate.
+    alone = label("本院认为每日千分之五的标准明显高于原告的实际损失。", RATE, (TILES,), "zh")
+    assert (alone.behaviour, alone.faithfulness, alone.correctness) == ("attempted", "unsupported", "incorrect")
+    beside = label("本院认为每日千分之五的标准明显高于原告的实际损失。", RATE, (TILES, LOAN), "zh")
+    assert (beside.behaviour, beside.faithfulness, beside.correctness) == ("attempted", "contradicted", "incorrect")
+
+
+def test_a_title_and_a_role_followed_by_its_name_give_the_party_s_role():
+    cheung = pt.parties("Cheung Wing-yin", "en")
+    assert pt.roles_in_title(cheung, "HKSAR v Cheung Wing-yin and Lau Chun-pong") == {"1D", "1R", "1A"}
+    assert pt.roles_in_title(pt.parties("Lau Chun-pong", "en"), "HKSAR v Cheung Wing-yin and Lau Chun-pong") == {
+        "2D", "2R", "2A"}
+    assert pt.roles_in_title(pt.parties("Ng Chun-hin", "en"), "Tse Lai-ping and Ng Chun-hin v Director") == {"2P", "2A"}
+    assert pt.roles_in_title(cheung, "Conclusion") == frozenset()
+    assert pt.roles_given(pt.parties("Ng Chun-hin", "en"), APPLICANTS.text) == {"2A"}
+    assert pt.roles_given(pt.parties("Tse Lai-ping", "en"), APPLICANTS.text) == {"1A"}
+
+
+TERM = qa("t-term", "What overall term was Cheung Wing-yin sentenced to?", "30 months' imprisonment", SENTENCES)
+
+
+def test_the_other_defendant_s_term_is_contradicted_for_the_one_named_in_the_title():
+    other = label("The second defendant is sentenced to 12 months' imprisonment on charge 3.", TERM, (SENTENCES,), "en")
+    assert (other.faithfulness, other.correctness) == ("contradicted", "incorrect")
+    own = label("The first defendant is sentenced to 24 months' imprisonment on charge 1 and 20 months' imprisonment "
+                "on charge 2, making 30 months' imprisonment in all.", TERM, (SENTENCES,), "en")
+    assert (own.faithfulness, own.correctness) == ("fully_supported", "correct")
+
+
+AGE = qa("t-age", "How old is Ng Chun-hin?", "19", APPLICANTS)
+
+
+def test_the_sentence_holding_a_bare_number_reference_is_on_the_item():
+    quoted = label("The first applicant is Ms Tse Lai-ping; the second applicant is her son, Mr Ng Chun-hin, now aged 19.",
+                   AGE, (APPLICANTS,), "en")
+    assert (quoted.faithfulness, quoted.correctness) == ("fully_supported", "correct")
+    wrong = label("Mr Ng Chun-hin is now aged 21.", AGE, (APPLICANTS,), "en")
+    assert wrong.faithfulness != "fully_supported" and wrong.correctness == "incorrect"
+
+
+TOTAL = qa("t-total", "How much in all was paid out to Ho Ka-lun and his own company?", "$4,050,000", PAYMENTS)
+
+
+def test_a_party_called_by_title_and_surname_is_the_party_named_in_full():
+    assert pt.called_by_surname("paid $850,000 to Mr Ho himself", pt.parties("Ho Ka-lun", "en")[0],
+                                pt.parties("Ho Ka-lun and Lui Mei-kuen", "en"))
+    # Two parties sharing the word: "Mr Ho" could be either.
+    assert not pt.called_by_surname("paid $850,000 to Mr Ho himself", pt.parties("Ho Ka-lun", "en")[0],
+                                    pt.parties("Ho Ka-lun and Ho Wing-kit", "en"))
+    quoted = label("In the same months the company paid $3,200,000 to Kaiwing Holdings Limited, a company owned by Mr "
+                   "Ho, and $850,000 to Mr Ho himself as arrears of salary, a total of $4,050,000.", TOTAL, (PAYMENTS,), "en")
+    assert (quoted.faithfulness, quoted.correctness) == ("fully_supported", "correct")
+
+
+ACCEPTED = qa("t-accepted", "Did the court accept Lui Mei-kuen's argument that she had no duty to question the "
+              "managing director's payments?", "No", DUTY, kind="yesno", facts=["No"])
+
+
+def test_a_ruling_pointing_back_at_a_submission_answers_it():
+    yes = label("Yes.", ACCEPTED, (DUTY,), "en")
+    assert (yes.faithfulness, yes.correctness) == ("contradicted", "incorrect")
+    no = label("No.", ACCEPTED, (DUTY,), "en")
+    assert (no.faithfulness, no.correctness) == ("fully_supported", "correct")
