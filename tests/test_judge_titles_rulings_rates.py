@@ -4,8 +4,13 @@ docs/method.md §4): a sentence ruling 不予采信 on a defence is the court's 
 their ordinal roles ("HKSAR v Cheung Wing-yin and Lau Chun-pong": the second defendant is someone else),
 and so does a sentence naming the party right after its role; a bare number the reference is ("19" to how
 old) puts the sentence holding it on the item; "Mr Ho" is Ho Ka-lun in a passage naming him; "That
-submission is rejected" is the court's answer to the submission before it. Hand-built records,
-hand-checked labels (none of them is a validation item)."""
+submission is rejected" is the court's answer to the submission before it; to how the court met a
+submission, the submission restated takes no position; a Yes/No's added figure is checked only where it is on
+the item of the reference's figure (a suspension "for 18 months", not the 9 months on remand); asked for a
+time, a sum offers none; asked under which provision, a reply citing none names none; a date to the month
+is no figure; the sentence holding the reference's words whole is on the item; a claim on the other
+respondent of the case asked rests on its passage. Hand-built records, hand-checked labels (none of them is
+a validation item)."""
 
 from __future__ import annotations
 
@@ -150,3 +155,98 @@ def test_a_ruling_pointing_back_at_a_submission_answers_it():
     assert (yes.faithfulness, yes.correctness) == ("contradicted", "incorrect")
     no = label("No.", ACCEPTED, (DUTY,), "en")
     assert (no.faithfulness, no.correctness) == ("fully_supported", "correct")
+
+
+WAGES = Passage(
+    "wa/p9", "wa", "wa", "胡x7与杭州某某科技有限公司劳动争议一审民事判决书",
+    "本院认为：被告另主张二倍工资差额应以固定工资计算、不含绩效奖金，本院予以采纳，差额为66,000元。",
+)
+ATTITUDE = qa("t-attitude", f"在《{WAGES.heading}》中，被告主张二倍工资不应把绩效奖金算进去，法院对此持何态度？", "予以采纳", WAGES)
+
+
+def test_the_submission_restated_says_nothing_of_the_court_s_answer():
+    premise = label("被告另主张二倍工资差额应以固定工资计算、不含绩效奖金。", ATTITUDE, (WAGES,), "zh")
+    assert premise.behaviour == "unusable"
+    answered = label("被告另主张二倍工资差额应以固定工资计算、不含绩效奖金，本院予以采纳。", ATTITUDE, (WAGES,), "zh")
+    assert (answered.behaviour, answered.correctness) == ("attempted", "correct")
+
+
+REMAND = Passage(
+    "re/p4", "re", "re", "HKSAR v Poon Hon-hung",
+    "The court sentences Poon Hon-hung to 11 months imprisonment, with credit for the 9 months already spent in "
+    "custody on remand. The sentence is suspended for 2 years, on condition that the defendant is of good behaviour.",
+)
+SUSPENDED = qa("t-suspended", "Was the custodial term given to Poon Hon-hung suspended?",
+               "Yes. The sentence of 11 months was suspended for 2 years, on condition that the defendant is of good "
+               "behaviour throughout that period.", REMAND, kind="yesno", facts=["Yes", "2 years"])
+
+
+def test_a_yes_no_s_figure_on_another_item_of_the_sentence_is_no_wrong_suspension():
+    remand = label("Yes. The court sentences Poon Hon-hung to 11 months imprisonment, with credit for the 9 months "
+                   "already spent in custody on remand.", SUSPENDED, (REMAND,), "en")
+    assert remand.correctness == "correct"
+    wrong = label("Yes. The sentence is suspended for 18 months.", SUSPENDED, (REMAND,), "en")
+    assert wrong.correctness == "incorrect"
+
+
+ORDERS = Passage(
+    "or/p8", "or", "or", "HKSAR v Cheung Wing-yin and Lau Chun-pong",
+    "The first defendant is also ordered to pay to the Government $120,000, the value of the advantages she "
+    "received, within 6 months, in default 4 months' imprisonment.",
+)
+WITHIN = qa("t-within", "In HKSAR v Cheung Wing-yin and Lau Chun-pong, within what time must the first defendant pay the "
+            "Government?", "within 6 months", ORDERS)
+
+
+def test_asked_for_a_time_a_sum_offers_none():
+    assert label("The first defendant is also ordered to pay to the Government $120,000.", WITHIN, (ORDERS,),
+                 "en").behaviour == "unusable"
+    assert label("Within 6 months.", WITHIN, (ORDERS,), "en").behaviour == "attempted"
+
+
+APPEAL = Passage(
+    "am/p1", "am", "am", "HCMA 412/2024 HKSAR v Cheung Wing-yan",
+    "This is an appeal against sentence by Mr Cheung Wing-yan, who was convicted after trial on 3 June 2024. The "
+    "appellant was convicted under section 39A(1) of the Road Traffic Ordinance, Cap 374.",
+)
+PROVISION = qa("t-provision", "Under which provision was Cheung Wing-yan convicted?",
+               "section 39A(1) of the Road Traffic Ordinance, Cap 374", APPEAL)
+COMPANY = Passage(
+    "cm/p2", "cm", "cm", "The Official Receiver v Ho Ka-lun and Lui Mei-kuen",
+    "From July 2020, when the company's bank withdrew its trade facilities, the company went on taking deposits "
+    "from retail customers for goods it could not pay for.",
+)
+CUSTOMERS = qa("t-customers", "In The Official Receiver v Ho Ka-lun and Lui Mei-kuen, how many retail customers paid "
+               "deposits after the bank facilities were withdrawn?", "", COMPANY, facts=[])
+
+
+def test_no_provision_cited_names_no_provision_and_a_month_s_year_is_no_count():
+    dated = label("This is an appeal against sentence by Mr Cheung Wing-yan, who was convicted after trial on 3 June "
+                  "2024.", PROVISION, (APPEAL,), "en")
+    assert dated.behaviour == "unusable"
+    cited = label("Under section 39A(1) of the Road Traffic Ordinance, Cap 374.", PROVISION, (APPEAL,), "en")
+    assert (cited.behaviour, cited.correctness) == ("attempted", "correct")
+    restated = label(COMPANY.text, CUSTOMERS, (COMPANY,), "en")
+    assert restated.behaviour == "unusable"
+
+
+HEARING = Passage(
+    "he/p1", "he", "he", "The Official Receiver v Ho Ka-lun and Lui Mei-kuen",
+    "The first respondent, Mr Ho Ka-lun, the company's managing director and majority shareholder, appeared in "
+    "person. The second respondent, Ms Lui Mei-kuen, was represented by Ms Doris Kam Wing-sze, instructed by "
+    "Messrs Hui & Chow.",
+)
+IN_PERSON = qa("t-person", "In The Official Receiver v Ho Ka-lun and Lui Mei-kuen, how was the first respondent "
+               "represented at the hearing?", "in person", HEARING)
+SOLICITORS = qa("t-solicitors", "In The Official Receiver v Ho Ka-lun and Lui Mei-kuen, which solicitors instructed "
+                "counsel for the second respondent?", "Messrs Hui & Chow", HEARING)
+
+
+def test_the_reference_s_words_whole_and_the_other_respondent_of_the_case():
+    quoted = label("The first respondent, Mr Ho Ka-lun, the company's managing director and majority shareholder, "
+                   "appeared in person.", IN_PERSON, (HEARING,), "en")
+    assert (quoted.faithfulness, quoted.correctness) == ("fully_supported", "correct")
+    both = label("The second respondent, Ms Lui Mei-kuen, was represented by Ms Doris Kam Wing-sze, instructed by "
+                 "Messrs Hui & Chow. The first respondent, Mr Ho Ka-lun, the company's managing director and majority "
+                 "shareholder, appeared in person.", SOLICITORS, (HEARING,), "en")
+    assert (both.faithfulness, both.correctness) == ("fully_supported", "correct")

@@ -85,6 +85,25 @@ _DONE_ZH = re.compile(
 )
 
 
+# A question asking how the court met what a party put forward ("被告主张……，法院对此持何态度", "法院如何对待",
+# "How did the court treat the submission that ...").
+_ASKS_RESPONSE = {
+    "zh": re.compile(r"(?:主张|抗辩|辩称|请求|诉称)[^？?]*(?:持何态度|什么态度|如何对待|怎样对待|如何认定|如何处理|是否(?:支持|采纳|采信|认可))"),
+    "en": re.compile(r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|respond\s+to|make\s+of)\b[^?]*\b(?:submission|argument|contention|claim|defence)\b", re.I),
+}
+
+
+def _only_submissions(answer: str, question: str, lang: str) -> bool:
+    """Whether, to a question asking how the court met a party's submission, every claim of the reply is a
+    submission or an issue statement: the premise restated ("被告另主张二倍工资差额应以固定工资计算") says
+    nothing of the court's answer to it."""
+    if not _ASKS_RESPONSE["zh" if lang == "zh" else "en"].search(question):
+        return False
+    body, _ = statements.split_filler(answer, lang)
+    claims = [c for c in ev.sentences(body, lang) if not m.is_framing(c, lang)]
+    return bool(claims) and all(statements.is_issue_or_submission(c, lang) for c in claims)
+
+
 def _asks_disposition(question: str, lang: str) -> bool:
     return bool(_ASKS_DISPOSITION["zh" if lang == "zh" else "en"].search(question))
 
@@ -202,6 +221,10 @@ def _offers_place(answer: str, question: str, lang: str) -> bool | None:
 
 # Kinds of value that cite a source rather than state a figure.
 _CITED = frozenset({"section", "clause", "case"})
+_ASKS_PROVISION = {
+    "zh": re.compile(r"(?:依据|根据|依照|适用|按照)(?:的是)?(?:哪|什么|何)(?:一)?(?:条|项|款|法律|规定)"),
+    "en": re.compile(r"\b(?:which|what)\s+(?:provision|section|statutory\s+provision|rule|regulation|article)\b", re.I),
+}
 
 
 def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "") -> bool:
@@ -227,6 +250,10 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # to how long a ban was); another figure is another item's (a prison term for a fine).
         offered -= _CITED
         bare = values.without_values(bare, lang)
+        # Asked for a time, a figure of another kind offers none (a sum of money to within what time it must
+        # be paid); a prison term offered for a fine is still a penalty offered (another item's).
+        if asked <= values.DURATIONS and offered - values.SITUATING:
+            return False
     # A number the question itself names ("the part of Lot 1103") is no figure offered.
     return bool(offered - values.SITUATING) or bool(set(re.findall(r"\d+", bare)) - set(re.findall(r"\d+", question)))
 
@@ -382,6 +409,8 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     qa = item.qa
     if m.lead_polarity(answer, lang):
         return True
+    if _only_submissions(answer, qa.question, lang):
+        return False
     if is_yesno(qa):
         # A statement on the question's topic that is not an issue statement or a submission.
         return any(
@@ -448,6 +477,13 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     figure_facts = [f for f in facts if values.kinds(f, lang)]
     asks = asks_figure(qa.question, lang) or bool(facts) and all(_figure_only(f, lang) for f in facts)
     if asks and (figure_facts or not facts) and not _offers_figure(answer, facts, lang, qa.question):
+        return False
+    # Asked under which provision, a reply citing none names none ("convicted after trial at Eastern
+    # Magistrates' Court on 3 June 2024" to the section of the conviction).
+    provisions = {"section", "clause"}
+    if _ASKS_PROVISION["zh" if lang == "zh" else "en"].search(qa.question) and any(
+        values.kinds(f, lang) & provisions for f in facts
+    ) and not values.kinds(answer, lang) & provisions:
         return False
     # To a question asking for a rule (a guideline case and its range, a clause and its period), a reply
     # offering no value of those kinds states no rule, whatever it says of the matter: an issue statement

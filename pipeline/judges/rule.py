@@ -242,7 +242,9 @@ class RuleJudge:
         decision the main claim rests on supports it, and a claim naming no one when a sentence of that
         decision naming no one does; None otherwise (the claim is read as before)."""
         named = parties(body, lang)
-        if named and names_any(named, view.asked):
+        # (A party the case title names is asked about, but "The first respondent, Mr Ho Ka-lun, ... appeared
+        # in person" beside the second respondent's solicitors asked is about the other one.)
+        if named and names_any(named, view.asked) and not self._of_another(body, view):
             return None
         # The other accused of the same case ("The first defendant is sentenced to 3 years' imprisonment"
         # beside the second's disqualification asked) is named by role.
@@ -603,9 +605,13 @@ class RuleJudge:
         if wanted and wanted <= values.values(best.text, key, lang):
             return True
         # So does one holding the bare number a reference is and nothing more (the 19 of "How old is Ng
-        # Chun-hin?" in "now aged 19").
+        # Chun-hin?" in "now aged 19"), or every fact of the reference word for word ("appeared in person" to
+        # how the first respondent was represented).
         bare = [f for f in item.qa.facts if not key and not m.fact_words(values.without_values(f, lang), lang)]
         if bare and all(m.numbers(f, lang) and m.numbers(f, lang) <= best.numbers for f in bare):
+            return True
+        facts = [m.squashed(f) for f in item.qa.facts if f.strip() and not polarity_fact(f)]
+        if facts and all(len(f) >= 4 and f in m.squashed(best.text) for f in facts):
             return True
         words = _item_words(_holding(item.qa, lang), lang)
         topic = topic_words(item.qa.question, lang)
@@ -658,8 +664,12 @@ class RuleJudge:
                 # A right Yes/No attached to a sentence about another matter (another party, another order)
                 # does not give the reference's bottom line.
                 return "incorrect"
-            # The bottom line is what a Yes/No answer must get right; a figure it adds must be the right one.
-            return "incorrect" if any(_wrong_value(f, answer, lang) for f in others) else "correct"
+            # The bottom line is what a Yes/No answer must get right; a figure it adds must be the right one:
+            # a figure on the fact's item (a suspension "for 18 months"), not one on another item of the same
+            # sentence (its term of 11 months, "credit for the 9 months already spent in custody").
+            return "incorrect" if any(
+                _wrong_value(f, _on_fact(answer, f, qa.answer, lang), lang, qa.answer) for f in others
+            ) else "correct"
         # The facts that answer the question are needed; those that only situate it (a date, a share
         # count) need not be stated, but when stated must be right.
         key = [f for f in others if not values.situating(f, lang)] or others
@@ -676,7 +686,7 @@ class RuleJudge:
             # The right role held by another case's person ("由被告许x7负担" to who bears a fee of
             # 《沈1诉无锡市某医院……》) names someone the asked case does not.
             return "incorrect"
-        return "incorrect" if any(_wrong_value(f, answer, lang) for f in others if f not in key) else "correct"
+        return "incorrect" if any(_wrong_value(f, answer, lang, qa.answer) for f in others if f not in key) else "correct"
 
     def _about_question(self, answer: str, item: JudgeItem, lang: str) -> bool:
         """Whether a Yes/No answer's explanation is about what was asked, so that its Yes/No is the
@@ -896,13 +906,29 @@ def _value_before_cut(fact: str, answer: str, item: JudgeItem, lang: str) -> boo
     return bool(stated) and stated <= values.values(answer, asked, lang)
 
 
-def _wrong_value(fact: str, answer: str, lang: str) -> bool:
-    """The answer states a value of the fact's kind, and not the fact's own."""
+def _on_fact(answer: str, fact: str, reference: str, lang: str) -> str:
+    """The clauses of the answer on the item a fact of the reference is: those holding the word the
+    reference writes right before it ("suspended" of "was suspended for 3 years"); the whole answer when the
+    reference gives no such word."""
+    at = reference.find(fact)
+    before = m.clauses(reference[:at], lang)[-1:] if at > 0 else []
+    words = [w for w in m.words(before[0], lang) if w in m.content_words(before[0], lang)] if before else []
+    if not words:
+        return answer
+    cue = ev.roots({words[-1]}, set(), lang)
+    return " ".join(c for c in m.clauses(answer, lang) if cue & ev.roots(m.content_words(c, lang), set(), lang))
+
+
+def _wrong_value(fact: str, answer: str, lang: str, reference: str = "") -> bool:
+    """The answer states a value of the fact's kind, and not the fact's own, nor only values the reference
+    gives another item ("sentenced to 18 months" beside the suspension for 3 years asked: the reference's own
+    term, no wrong suspension; since a term is its length, 18 months and 3 years are of one kind)."""
     kinds = values.kinds(fact, lang)
     if not kinds:
         return False
     stated = values.values(answer, kinds, lang)
-    return bool(stated) and not values.values(fact, kinds, lang) <= stated
+    foreign = stated - values.values(reference, kinds, lang)
+    return bool(foreign) and not values.values(fact, kinds, lang) <= stated
 
 
 def _limits(qualifier: str, lang: str) -> bool:

@@ -107,9 +107,14 @@ def split_at(text: str, at: int) -> int | None:
     return min(starts, default=None)
 
 
+# A date to the month ("From July 2020, when the bank withdrew its facilities"): its year is no figure.
+_EN_MONTH_YEAR = re.compile(rf"\b(?:{_MONTHS})\s+\d{{4}}\b")
+
+
 def without_dates(text: str, lang: str) -> str:
-    """The text with its dates blanked out."""
-    return (_ZH if lang == "zh" else _EN)["date"].sub(" ", text)
+    """The text with its dates blanked out, in English those given to the month too."""
+    text = (_ZH if lang == "zh" else _EN)["date"].sub(" ", text)
+    return text if lang == "zh" else _EN_MONTH_YEAR.sub(" ", text)
 
 
 # A date that opens a period for another item ("自2020年1月1日起按……计付违约金", "interest from 12 October

@@ -84,8 +84,8 @@ def render(summary_: dict[str, Any] | None) -> list[str]:
         out += [f"`{summary_['primary']}` per source of the items ({REPORTED_HALF} half; `zh_published`: "
                 f"Chinese judgments in the published style, answered before and after the fixes of docs/method.md §1; "
                 f"`zh_heldout`: eight more in that style, written to measure rules developed on the first; "
-                f"`zh_heldout_2` to `zh_heldout_4`: eight more each, written and labelled by readers other than the "
-                f"judge's author; `en_heldout` to `en_heldout_3`: eight English decisions each, written by others, unlike "
+                f"`zh_heldout_2` and after: eight more each, written and labelled by readers other than the "
+                f"judge's author; `en_heldout` and after: eight English decisions each, written by others, unlike "
                 f"the synthetic ones; "
                 f"second runs of a fixture count with it):",
                 "", table(["source", *LABEL_DIMENSIONS],
