@@ -12,13 +12,10 @@ records, hand-checked labels (none of them is a validation item)."""
 
 from __future__ import annotations
 
-from pipeline.judges import JudgeItem, RuleJudge
-from pipeline.matching import values
-from pipeline.params import Params
-from pipeline.records import QA, Candidate, Passage
+from judge_cases import label, qa
 
-STRICT, LENIENT = RuleJudge("strict"), RuleJudge("lenient")
-REFUSALS = Params().generate.refusal_by_language()
+from pipeline.matching import values
+from pipeline.records import Passage
 
 CUSTODY = Passage(
     "cu/p5", "cu", "cu", "邓x2与祁某离婚纠纷一审民事判决书",
@@ -67,14 +64,6 @@ APPEAL_HEADER = Passage(
 )
 
 
-def qa(qid: str, question: str, answer: str, passage: Passage, kind: str = "factual", facts=None) -> QA:
-    return QA(qid, question, answer, passage.id, passage.decision_id, kind, [answer] if facts is None else facts, [])
-
-
-def label(text: str, q: QA, passages: tuple[Passage, ...], lang: str = "zh", judge: RuleJudge = STRICT,
-          finish: str = "stop"):
-    cand = Candidate(f"{q.id}/ctx/gen:x", f"{q.id}/ctx", "gen:x", text, finish)
-    return judge.judge_one(JudgeItem(cand, q, passages, True, REFUSALS[lang]))
 
 
 UNTIL = qa("e-until", "在《邓x2与祁某离婚纠纷一审民事判决书》中，抚养费支付到什么时候为止？", "祁某某年满十八周岁时止", CUSTODY)

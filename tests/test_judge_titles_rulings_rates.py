@@ -14,14 +14,11 @@ a validation item)."""
 
 from __future__ import annotations
 
-from pipeline.judges import JudgeItem, RuleJudge
+from judge_cases import label, qa
+
 from pipeline.matching import parties as pt
 from pipeline.matching import values
-from pipeline.params import Params
-from pipeline.records import QA, Candidate, Passage
-
-STRICT = RuleJudge("strict")
-REFUSALS = Params().generate.refusal_by_language()
+from pipeline.records import Passage
 
 TILES = Passage(
     "ti/p4", "ti", "ti", "石家庄某某建材有限公司与石家庄某某装饰工程有限公司买卖合同纠纷一审民事判决书",
@@ -56,13 +53,6 @@ DUTY = Passage(
 )
 
 
-def qa(qid: str, question: str, answer: str, passage: Passage, kind: str = "factual", facts=None) -> QA:
-    return QA(qid, question, answer, passage.id, passage.decision_id, kind, [answer] if facts is None else facts, [])
-
-
-def label(text: str, q: QA, passages: tuple[Passage, ...], lang: str):
-    cand = Candidate(f"{q.id}/ctx/gen:x", f"{q.id}/ctx", "gen:x", text, "stop")
-    return STRICT.judge_one(JudgeItem(cand, q, passages, True, REFUSALS[lang]))
 
 
 DEFENCE = qa("t-defence", f"在《{TILES.heading}》中，被告一以瓷砖有色差为由抗辩，法院如何对待？", "不予采信", TILES)
