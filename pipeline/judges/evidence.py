@@ -25,6 +25,7 @@ from pipeline.matching.parties import (
     called_by_surname,
     cases,
     cited_cases,
+    gathered,
     names_any,
     ordinal_roles,
     parties,
@@ -150,12 +151,20 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
         for s, negative in _with_rulings(sentences(passage.text, lang), lang)
         for t in _at_submission(s, lang)
     ]
+    if lang == "zh":
+        found = [_with_gathered(s, passage.text) for s in found]
     named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
     # A published judgment's first paragraph opens with its case number: the number a question prefixed at
     # import names (pipeline/importers/standalone.py uses the same opening_case_number).
     opening = opening_case_number(passage.text)
     own = cases(passage.heading, heading=True) | (cases(opening) if opening else frozenset())
     return PassageView(found, named, own, passage.decision_id)
+
+
+def _with_gathered(s: Sentence, passage: str) -> Sentence:
+    """A sentence gathering parties under a count (二公司, 三被告人) is about each of them."""
+    extra = [p for p in gathered(s.text, passage) if p not in s.parties]
+    return replace(s, parties=s.parties + extra) if extra else s
 
 
 class ContextView:

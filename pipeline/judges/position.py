@@ -23,6 +23,7 @@ from pipeline.matching.parties import (
     parties,
     role_words,
     topic_words,
+    without_cases,
     without_parties,
     zh_roles,
 )
@@ -66,7 +67,9 @@ _ASKS_DISPOSITION = {
 }
 _MAKES_ORDER = {
     "zh": re.compile(
-        r"由[^，,。；;]{1,16}(?:负担|承担)|(?:支付|偿还|赔偿|返还|退还|没收|罚款|罚金|判处|驳回|撤销|准予|维持原判|不予支持|予以支持)"
+        # A verb naming a period ("返还期限已经届满": the time for returning it has run) orders nothing.
+        r"由[^，,。；;]{1,16}(?:负担|承担)|(?:(?:支付|偿还|赔偿|返还|退还)(?!期限|期间|时间|日期)"
+        r"|没收|罚款|罚金|判处|驳回|撤销|准予|维持原判|不予支持|予以支持)"
     ),
     "en": re.compile(
         r"\b(?:ordered\s+(?:to|that)|shall\s+(?:pay|bear|be)|is\s+to\s+(?:pay|bear)|to\s+bear\s+the\s+costs|dismissed|allowed"
@@ -157,6 +160,32 @@ _ASKS_FIGURE = {
 }
 
 
+# A question asking how many (people, times, items) in its words.
+_ASKS_COUNT = {
+    "zh": re.compile(r"(?:多少|几)(?:人|名|次|个|位|户|件|套|张|辆|项|起|笔)"),
+    "en": re.compile(r"\bhow\s+many\b", re.I),
+}
+
+
+def _counts(number: re.Match[str], text: str, question: str) -> bool:
+    """Whether a number in `text` counts what an English how-many question counts: a word of the three
+    after "how many" among the three after the number."""
+    asked = re.search(r"\bhow\s+many\s+((?:\w+\s*){1,3})", question, re.I)
+    if asked is None or number.group(0) in question:
+        return False
+    wanted = m.content_words(asked.group(1), "en")
+    after = m.content_words(" ".join(text[number.end():].split()[:3]), "en")
+    return bool(wanted & after)
+
+
+# A question asking for a sum of money in its words (when no reference says which kind of figure it wants).
+_ASKS_AMOUNT = {
+    "zh": re.compile(r"多少钱|多少元|(?:金额|数额)[^，。？?]{0,3}多少|多少[^，。？?\d]{0,5}(?:费|款|金|资|赔偿)"
+                     r"|(?:费|款|金|资|赔偿)[^，。？?]{0,8}多少"),
+    "en": re.compile(r"\bhow\s+much\b|\bwhat\s+(?:amount|sum)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:amount|sum)\b", re.I),
+}
+
+
 def asks_figure(question: str, lang: str) -> bool:
     return bool(_ASKS_FIGURE["zh" if lang == "zh" else "en"].search(question))
 
@@ -237,6 +266,15 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
     if (not facts or asked == {"date"}) and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
+    if not facts and _ASKS_COUNT["zh" if lang == "zh" else "en"].search(question):
+        # Asked how many, with no reference: a count, or a number that is no value of another kind (sums
+        # and a month offer no number of customers).
+        if lang == "zh":
+            return "count" in offered
+        # In English, a number of the thing counted: "37 retail customers" to how many retail customers, not
+        # "9 of the 1,200 undivided shares" to how many owners voted.
+        counted = values.without_values(values.without_dates(m.strip_citations(without_parties(answer, lang)), lang), lang)
+        return any(_counts(found, counted, question) for found in re.finditer(r"\b\d[\d,]*\b", counted))
     # A duration in any unit offers the length asked ("within 14 days" to within what time, asked in months);
     # an age ("19 years old") is no length.
     lengths = values.kinds(values.without_ages(answer), lang) & values.DURATIONS
@@ -263,10 +301,22 @@ def _figure_only(fact: str, lang: str) -> bool:
     return bool(values.kinds(fact, lang) - values.SITUATING) and not m.fact_words(values.without_values(fact, lang), lang)
 
 
+_TITLE_WORDS = frozenset("mr mrs ms miss mdm madam dr".split())
+
+
+def _only_a_name(clause: str, lang: str) -> bool:
+    """Whether a clause is one party's name and nothing more ("Ms Lau Mei-ling.", "江x5。")."""
+    named = parties(clause, lang)
+    if len(named) != 1:
+        return False
+    return not m.content_words(clause, lang) - named[0] - _TITLE_WORDS
+
+
 def _names_who(clause: str, question: str, lang: str) -> bool:
     if not asks_who(question, lang):
         return False
     asked = parties(question, lang)
+
     if lang != "zh" and _ASKS_FIRM.search(question):
         # Which firm: a firm named ("Messrs Chow & Partners"), not people (the clerks of "the solicitors
         # who prepared it").
@@ -319,7 +369,11 @@ def _states(fact: str, clause: str, on_topic: bool, lang: str, question: str = "
     if lang == "zh":
         # A single character (the 工 of 钢筋工) is in many words (工作): only whole words say it.
         words = {w for w in words if len(w) > 1} or words
-    return ev.share(words, m.answer_words(clause, lang)) >= 0.5
+    said = m.answer_words(clause, lang)
+    # A short fact's stopwords say nothing alone: the "in" of "in person" is in every sentence.
+    if lang != "zh" and not (words & said) - m.STOPWORDS:
+        return False
+    return ev.share(words, said) >= 0.5
 
 
 # A question asking for a total (共计多少) or for a party's share (分得, 应负担多少) and what a sentence must say
@@ -412,9 +466,12 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if _only_submissions(answer, qa.question, lang):
         return False
     if is_yesno(qa):
-        # A statement on the question's topic that is not an issue statement or a submission.
+        # A statement on the question's topic that is not an issue statement or a submission; the topic is
+        # what is asked whether, not whom it is asked of (a test of knowledge "the defendant himself knew"
+        # says nothing of whether the second defendant had previous convictions).
+        topic = _whether_topic(qa.question, lang)
         return any(
-            ev.on_topic(qa.question, ev.sentence(s, lang), lang) and not statements.is_issue_or_submission(s, lang)
+            _on_whether(topic, qa.question, ev.sentence(s, lang), lang) and not statements.is_issue_or_submission(s, lang)
             for s in ev.sentences(answer, lang)
         )
     topic = topic_words(qa.question, lang)
@@ -428,6 +485,17 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         for clause in clauses(sentence, lang):
             if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
                 return True
+    # A reply that is a name and nothing more offers that name for what was asked ("Ms Lau Mei-ling." to who
+    # instructed counsel).
+    if asks_who(qa.question, lang) and not cut_short:
+        claimed = " ".join(m.strip_citations(s) for s in ev.sentences(answer, lang) if not m.is_framing(s, lang))
+        if _only_a_name(claimed.strip(), lang) and not names_any(parties(claimed, lang), parties(qa.question, lang)):
+            return True
+    # A Chinese sentence names its subject once and chains what the subject did in the clauses after it
+    # ("被告人邱0、韦x5共谋后，先后三次……盗窃电缆"): to a who-question, a finished one naming a party the
+    # question does not name, with a word of what it asks, names someone for it.
+    if lang == "zh" and not cut_short and any(_names_who(s, qa.question, lang) for s in ev.sentences(answer, lang)):
+        return True
     # Of a reply cut off before a value of the kind asked, the question's words are no answer.
     if cut_short and any(values.kinds(f, lang) for f in facts):
         return False
@@ -478,6 +546,21 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     asks = asks_figure(qa.question, lang) or bool(facts) and all(_figure_only(f, lang) for f in facts)
     if asks and (figure_facts or not facts) and not _offers_figure(answer, facts, lang, qa.question):
         return False
+    # A question the set marks impossible asks for the kind its words ask: a sum offered beside what the reply
+    # says of the item asked is a position ("The defendants shall pay the plaintiff's costs, to be taxed" and
+    # another item's "judgment for the plaintiff for $352,000" to what amount of costs); a sum pasted on
+    # another matter alone is none (a loan disbursed to how much was spent on medical fees).
+    # So is a count offered to "how many" ("37 retail customers").
+    key = "zh" if lang == "zh" else "en"
+    if (
+        not facts
+        and (
+            _ASKS_AMOUNT[key].search(qa.question) and "money" in values.kinds(answer, lang)
+            or _ASKS_COUNT[key].search(qa.question) and _offers_figure(answer, facts, lang, qa.question)
+        )
+        and any(speaks_of(c, qa.question, lang) for c in clauses(answer, lang))
+    ):
+        return True
     # Asked under which provision, a reply citing none names none ("convicted after trial at Eastern
     # Magistrates' Court on 3 June 2024" to the section of the conviction).
     provisions = {"section", "clause"}
@@ -496,6 +579,11 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     which = _names_which(answer, qa.question, lang)
     if which is not None:
         return which
+    # To a how-decided question only an order answers: a finding or the ground a court gave, however many of
+    # the question's words it holds ("一审判决对此未予支持……一审法院以……为由" to how the appeal court dealt
+    # with the judgment below), orders nothing.
+    if _asks_disposition(qa.question, lang):
+        return False
     # The question's own words restated ("判决如下。" for "本案是如何判决的") say nothing of what was asked,
     # nor does framing ("通读上述段落，答案的依据如下。法定代表人。原告。" for who the legal representative is).
     claimed = " ".join(m.strip_citations(s) for s in ev.sentences(answer, lang) if not m.is_framing(s, lang))
@@ -506,6 +594,25 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         # A single character (the 人 of 保证人) is in many words (法定代表人): only whole words say it.
         topic = {w for w in topic if len(w) > 1} or topic
     return bool(topic) and bool(said) and ev.share(topic, m.haystack(answer, lang)) >= 0.5
+
+
+_ORDINALS = frozenset("first second third fourth fifth".split())
+
+
+def _whether_topic(question: str, lang: str) -> set[str]:
+    """The words of what an English yes/no question asks whether, its parties' names kept (a reply may
+    speak of the party asked in other words: "granted possession" to whether it "gets the premises back")
+    and its roles and ordinals aside; empty in Chinese, read by on_topic."""
+    if lang == "zh":
+        return set()
+    asked = without_cases(question)
+    return m.content_words(asked, lang) - role_words(asked) - _ORDINALS
+
+
+def _on_whether(topic: set[str], question: str, s: ev.Sentence, lang: str) -> bool:
+    if not topic:
+        return ev.on_topic(question, s, lang)
+    return len(topic & s.words) >= max(1, round(0.3 * len(topic)))
 
 
 def answer_first(claims: list[str], item: JudgeItem, lang: str) -> list[str]:

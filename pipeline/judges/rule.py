@@ -32,6 +32,7 @@ from pipeline.matching.parties import (
     Party,
     agent_of_another_party,
     agent_of_asked_party,
+    asks_agent,
     cases,
     cited_cases,
     first_role,
@@ -46,6 +47,8 @@ from pipeline.matching.parties import (
     topic_words,
     without_cases,
     without_parties,
+    zh_roles,
+    zh_title_role,
 )
 from pipeline.records import Label
 
@@ -215,6 +218,10 @@ class RuleJudge:
             verdict = self._claim(body, view, item, lang, main=main) if body.strip() else None
             if verdict in ("unsupported", "contradicted") and not main and decision is not None:
                 verdict = self._of_same_decision(body, view, decision, lang) or verdict
+            if verdict == "supported" and not main and self._agent_of_another(body, view, item, lang):
+                # Another party's agent listed beside the agent asked is offered for the same item ("委托诉讼
+                # 代理人:董x6" of the defendant beside the plaintiff's 田某): it supports nothing of it.
+                verdict = "unsupported"
             if verdict is not None:
                 if main and verdict == "supported":
                     decision = self._decision_of(body, view, lang)
@@ -227,6 +234,14 @@ class RuleJudge:
         if main != "supported":
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
+
+    def _agent_of_another(self, body: str, view: ContextView, item: JudgeItem, lang: str) -> bool:
+        """Whether a Chinese claim is a header's agent entry under another party than the one whose agent
+        the question asks for."""
+        if lang != "zh" or not asks_agent(item.qa.question):
+            return False
+        best, _ = ev.align(m.content_words(body, lang), view.sentences)
+        return best is not None and agent_of_another_party(item.qa.question, best.text, item.passages[best.passage].text)
 
     def _decision_of(self, body: str, view: ContextView, lang: str) -> str | None:
         """The decision whose passage a supported main claim rests on."""
@@ -313,13 +328,17 @@ class RuleJudge:
         verdict, best = self._support(body, pool, lang, lead, item.qa.question, reported, about)
         if main and not is_yesno(item.qa):
             verdict = self._as_answer(verdict, body, best, view, pool, item, lang)
-        elif main and verdict != "supported" and self._of_another(body, view):
+        elif main and self._of_another(body, view) and (verdict != "supported" or self._cites_another(body, view)):
             # Another accused's finding offered to a yes/no question on this one ("The first defendant ... has
             # three previous convictions" to whether the second had any) gives its bottom line for the party
             # asked: contradicted when the sentence about that party answers the other way.
             _, line = self._answer_in_context(item, view, pool, lang)
             if line is not None and line != ev.bottom_line(item.qa.question, ev.sentence(body, lang), lang):
                 return "contradicted"
+            # A cited case's holding, quoted from the citing judgment ("In Shek Yuen-ting v Director of
+            # Immigration the court quashed a refusal"), says nothing of the case asked.
+            if verdict == "supported":
+                return "unsupported"
         return verdict
 
     def _support(
@@ -412,6 +431,9 @@ class RuleJudge:
             if any(wanted <= values.values(s.text, key, lang) for s in pool
                    if not s.statement and view.named(s, view.asked) and not self._of_another(s.text, view)):
                 return "contradicted"
+        other = self._other_role_on_item(body, claimed, view, item, lang)
+        if other is not None:
+            return other
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
         # The decision a claim rests on gives the reference's value and another item's beside it
@@ -454,6 +476,34 @@ class RuleJudge:
         named = parties(body, lang)
         return (lang == "zh" and bool(view.asked) and bool(named) and not names_any(named, view.asked)
                 and position.speaks_of(body, item.qa.question, lang) and position.within_scope(body, item.qa, lang))
+
+    def _other_role_on_item(
+        self, body: str, claimed: set[str], view: ContextView, item: JudgeItem, lang: str
+    ) -> str | None:
+        """A Chinese claim giving the other side's figure for the item asked of a named party ("原告系1202室的
+        所有权人" to which flat 龚某 owns, 龚某 the 被告 of "卢x9与龚某……纠纷"): the answer for that item,
+        contradicted where the judgment gives the reference's figure, else unsupported; None when the claim
+        is not of that shape."""
+        if lang != "zh" or not view.asked or parties(body, lang) or not claimed:
+            return None
+        said = zh_roles(body) & {"原告", "被告"}
+        if len(said) != 1:
+            return None
+        homes = [p for p in item.passages if zh_title_role(view.asked, p.heading)]
+        role = zh_title_role(view.asked, homes[0].heading) if homes else None
+        if role is None or role in said:
+            return None
+        wanted = m.numbers(" ".join(item.qa.facts), lang)
+        if not wanted or claimed & wanted:
+            return None
+        told = " ".join(p.text for p in item.passages if p.decision_id == homes[0].decision_id)
+        return "contradicted" if wanted <= m.numbers(told, lang) else "unsupported"
+
+    def _cites_another(self, text: str, view: ContextView) -> bool:
+        """Whether an English sentence reports another case than the one asked ("In X v Y the court held",
+        "As stated in X v Y"; not "Applying X v Y, I adopt ...", the court asked applying it)."""
+        cited = cited_cases(text)
+        return bool(cited) and not cited & view.asked_cases and bool(_REPORTS_CASE.match(text))
 
     def _of_another(self, text: str, view: ContextView) -> bool:
         """Whether a text speaks of another party of the same standing than the question asks about: it
@@ -530,7 +580,10 @@ class RuleJudge:
             # on its passage too.
             return "supported"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
-            return "unsupported"
+            # The court's reason for its answer is on the item too: the sentence the answering one draws
+            # its conclusion from ("……应先行清偿。故二公司对……承担连带清偿责任").
+            if stating is None or not _reason_for(best, stating, view):
+                return "unsupported"
         return verdict
 
     def _answer_in_context(
@@ -788,6 +841,23 @@ def _cut_down(question: str, sentence: str, lang: str) -> bool:
             and bool(_COURT_ZH.search(sentence)))
 
 
+# A sentence drawing its conclusion from the one before it.
+_CONCLUDES = re.compile(
+    r"^\s*(?:故(?!意)|因此|所以|据此|综上|由此|因而"
+    r"|(?:Accordingly|Therefore|Thus|It\s+follows\s+that|For\s+th(?:ese|is|ose)\s+reasons?)\b)",
+    re.I,
+)
+
+
+def _reason_for(reason: Sentence, answer: Sentence, view: ContextView) -> bool:
+    """Whether `reason` is the sentence right before `answer` in its passage, and `answer` concludes from it."""
+    if reason.passage != answer.passage or not _CONCLUDES.search(answer.text):
+        return False
+    texts = [s.text for s in view.sentences if s.passage == answer.passage]
+    at = texts.index(answer.text) if answer.text in texts else -1
+    return at > 0 and texts[at - 1] == reason.text
+
+
 def _whether_words(question: str, lang: str) -> set[str]:
     found = _WHETHER_ZH.search(without_cases(question)) if lang == "zh" else None
     if not found:
@@ -853,11 +923,22 @@ def _asked(question: str, lang: str) -> list[Party]:
     return parties(question, lang)
 
 
+# A sentence reporting a cited case, as docs/method.md §4 reads it: "In X v Y ...", "As stated in X v Y ...".
+_REPORTS_CASE = re.compile(r"^\s*(?:In|As\s+(?:stated|held|explained|decided|observed|noted)\s+in)\s+[^,;]*?\sv\s")
+_EN_COURT = re.compile(
+    r"\bthe\s+(?:(?:Court\s+of\s+(?:Appeal|First\s+Instance|Final\s+Appeal))|(?:District|High|Magistrates'?|Family|Lands"
+    r"|Labour)\s+Court|(?:Labour|Lands|Small\s+Claims|Market\s+Misconduct)?\s*Tribunal|Court|Board|Council|Commission)\b"
+)
+
+
 def _home(item: JudgeItem, lang: str) -> str | None:
     """The decision a question bound to its document was written on (docs/method.md §1, "Standalone
     questions"), when its gold passage is in the context; None for a question that names its own party,
     case or document, which party-aware reading covers."""
-    if has_anchor(item.qa.question, lang):
+    # A court is no party of the question's own ("What starting point did the Court of Appeal consider
+    # proper?" names none).
+    question = _EN_COURT.sub(" ", item.qa.question) if lang != "zh" else item.qa.question
+    if has_anchor(question, lang):
         return None
     home = [p.decision_id for p in item.passages if p.id == item.qa.gold_passage_id]
     return home[0] if home else None

@@ -208,13 +208,24 @@ _ZH_ANON = re.compile(
 )
 
 
+# 方 is a surname as well as "side" (原告方): after a header's colon or a list mark ("法定代表人：方某") it can
+# only be the surname.
+_SURNAME_AFTER_MARK = frozenset("方")
+
+
+def _surname_after_mark(text: str, at: int) -> bool:
+    return text[at] in _SURNAME_AFTER_MARK and (at == 0 or text[at - 1] in "：:，,、；;。")
+
+
 def zh_name_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
     """Chinese party names in text order, with their [start, end) spans: X某 names as their content
     words, anonymised names as {surname, index} (曹x0 and 曹x1 share 曹 and differ in the index, as 李某
     and 张某 share 某)."""
     found: list[tuple[int, int, frozenset[str]]] = []
     for match in _ZH_NAME.finditer(text):
-        if match.group(1) in _ZH_NOT_SURNAME or _ZH_INSTITUTION_AFTER.match(text, match.start() + 1):
+        if match.group(1) in _ZH_NOT_SURNAME and not _surname_after_mark(text, match.start()):
+            continue
+        if _ZH_INSTITUTION_AFTER.match(text, match.start() + 1):
             continue
         start, name = match.start(), match.group(0)
         compound = text[max(0, start - 1) : start + 1]

@@ -162,6 +162,23 @@ def roles_in_title(asked: list[Party], heading: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def zh_title_role(asked: list[Party], heading: str) -> str | None:
+    """The role a Chinese first-instance title gives the party asked: in "卢x9与龚某财产损害赔偿纠纷一审民事判决书"
+    (or "卢x9诉龚某……") 卢x9 is the 原告 and 龚某 the 被告; None for an appeal's title (which side appealed it
+    does not say), a criminal one or a party it does not name."""
+    if not asked or "二审" in heading or "再审" in heading:
+        return None
+    split = re.search(r"与|诉", heading)
+    if split is None:
+        return None
+    left, right = heading[: split.start()], heading[split.end() :]
+    if names_any(parties(left, "zh"), asked):
+        return "原告"
+    if names_any(parties(right, "zh"), asked):
+        return "被告"
+    return None
+
+
 @lru_cache(maxsize=1 << 14)
 def ordinal_roles(text: str) -> frozenset[str]:
     """The parties an English text names by an ordinal role, each as place and side ("2D" for the
@@ -218,12 +235,53 @@ def _named_after(text: str, end: int) -> Party | None:
     return None
 
 
+# A Chinese judgment gathers parties it has named under a count ("故二公司对熊某的上述债务承担连带清偿责任",
+# "三被告人"): the sentence is about each of them. "第二被告" is an ordinal, not a count.
+_ZH_COLLECTIVE = re.compile(r"(?<!第)(?:上述)?[二两三四五]家?(公司|被上诉人|上诉人|被告人|被告|原告)|上述(公司|被告人|被告|原告)")
+
+
+def gathered(sentence: str, passage: str) -> list[Party]:
+    """The parties of `passage` a Chinese sentence gathers under a count: its companies for 二公司, the
+    parties named after 被告 for 二被告 (被告人 for 三被告人)."""
+    out: list[Party] = []
+    for found in _ZH_COLLECTIVE.finditer(sentence):
+        kind = found.group(1) or found.group(2)
+        if kind == "公司":
+            named = [frozenset({c.group(0)}) for c in _ZH_COMPANY.finditer(passage)]
+        else:
+            # 被告 not followed by 人 when the count is of 被告; 上诉人 not preceded by 被.
+            role = re.compile(rf"(?<!被){kind}(?!人)" if kind in ("被告", "上诉人") else kind)
+            named = [p for r in role.finditer(passage) for p in _listed_after(passage, r.end())]
+        for p in named:
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def _listed_after(text: str, end: int) -> list[Party]:
+    """The parties a role introduces: the one named right after it and those listed on with 、
+    ("被告人邱0、韦x5共谋后")."""
+    first = _named_after(text, end)
+    if first is None:
+        return []
+    out = [first]
+    spans = m.zh_name_spans(text[end : end + 60])
+    # The list runs on while only 、 stands between one name and the next.
+    for (_, last_end, _), (start, _, name) in zip(spans, spans[1:], strict=False):
+        if text[end + last_end : end + start] != "、":
+            break
+        out.append(name)
+    return out
+
+
 # A judgment's header lists each party by its role, then the party's agent or representative
 # ("被上诉人（原审原告）：段x7，……。委托诉讼代理人：莫0，……"; "被告人邱0，……。辩护人龚某，……"): the agent
 # belongs to the entry before it.
 _AGENTS = "委托诉讼代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人"
 _ENTRY = re.compile(rf"(?:^|(?<=[。；;]))\s*({_HEADER_ROLES})(?:[（(][^）)]{{1,12}}[）)])?")
-_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})(?:[（(][^）)]*[）)])?的?(?:{_AGENTS})")
+_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
+# A question asking for a named party's agent ("祝某的诉讼代理人是谁").
+_ASKS_NAMED_AGENT = re.compile(rf"的(?:{_AGENTS})")
 _AGENT_ENTRY = re.compile(rf"^\s*(?:{_AGENTS})")
 
 
@@ -234,20 +292,32 @@ def _entry_before(text: str, at: int) -> str | None:
     return roles_found[-1] if roles_found else None
 
 
+def _named_asks_agent(question: str) -> list[Party]:
+    """The parties a Chinese question names when it asks for one's agent ("祝某的诉讼代理人"), else []."""
+    return parties(question, "zh") if _ASKS_NAMED_AGENT.search(question) else []
+
+
 def asks_agent(question: str) -> bool:
-    """Whether a Chinese question asks who a party's agent is (被上诉人的委托诉讼代理人是谁)."""
-    return bool(_ASKS_AGENT.search(question))
+    """Whether a Chinese question asks who a party's agent is (被上诉人的委托诉讼代理人是谁, 祝某的诉讼代理人)."""
+    return bool(_ASKS_AGENT.search(question)) or bool(_named_asks_agent(question))
 
 
 def agent_of_another_party(question: str, sentence: str, text: str) -> bool:
     """Whether a header sentence of `text` naming an agent ("委托诉讼代理人：莫0，……") sits under another
-    party's entry than the role whose agent the Chinese question asks for (上诉人的委托诉讼代理人)."""
-    asked = _ASKS_AGENT.search(question)
-    if asked is None or not _AGENT_ENTRY.match(sentence):
+    party's entry than the one whose agent the Chinese question asks for: another role (上诉人的委托诉讼代理人),
+    or another party than the one it names (祝某的诉讼代理人, the entry "原告：谭x1")."""
+    if not _AGENT_ENTRY.match(sentence):
         return False
     at = text.find(sentence.strip()[:12])
-    owner = _entry_before(text, at) if at >= 0 else None
-    return owner is not None and owner != asked.group(1)
+    entries = list(_ENTRY.finditer(text, 0, max(at, 0))) if at >= 0 else []
+    if not entries:
+        return False
+    asked = _ASKS_AGENT.search(question)
+    if asked is not None:
+        return entries[-1].group(1) != asked.group(1)
+    named = _named_asks_agent(question)
+    owner = _named_after(text, entries[-1].end())
+    return bool(named) and owner is not None and not names_any([owner], named)
 
 
 def agent_of_asked_party(question: str, sentences: list[str], text: str) -> bool:
@@ -286,6 +356,13 @@ def without_cases(text: str) -> str:
     return _EN_FRAME.sub(" ", _TITLE.sub(" ", text))
 
 
+# A place opening a company's name: two or three characters none of which is a particle or a verb that
+# may stand before a company (向, 给, 支付 of "支付给某公司").
+_ZH_PLACE_BEFORE_COMPANY = re.compile(
+    r"(?:(?![向与和对及在由将被的了是从等其该系给付支至于为])[\u4e00-\u9fff]){2,3}[省市县区]?(?=某[\u4e00-\u9fff]{0,12}?公司)"
+)
+
+
 def without_parties(text: str, lang: str) -> str:
     """The text with its party names, role words and document titles (or an English question's frame
     "In Chan v Wong,") blanked out."""
@@ -294,8 +371,10 @@ def without_parties(text: str, lang: str) -> str:
         chars = list(text)
         for start, end, _ in m.zh_name_spans(text):
             chars[start:end] = [" "] * (end - start)
-        text = _ZH_COMPANY.sub(" ", "".join(chars))
-        return _ZH_ROLES.sub(" ", text)
+        text = _ZH_ROLES.sub(" ", "".join(chars))
+        # A company's place is part of its name (the 武汉 of 武汉某劳务有限公司), no topic of its own.
+        text = _ZH_PLACE_BEFORE_COMPANY.sub(" ", text)
+        return _ZH_COMPANY.sub(" ", text)
     for run in _EN_RUN.findall(text):
         if parties(run, "en"):
             text = text.replace(run, " ")
