@@ -1,4 +1,4 @@
-"""The held-out judgments (tests/fixtures/zh_heldout*, en_heldout) that the validation set's held-out batches were drawn
+"""The held-out judgments (tests/fixtures/zh_heldout*, en_heldout*) that the validation set's held-out batches were drawn
 from: every reference span is its paragraph's own text, every record imports under `on_invalid: stop`, and
 a question is left out only when its judgment gives it nothing to be made standalone with."""
 
@@ -14,8 +14,8 @@ from pipeline.importers.squad import load_squad
 from pipeline.params import QaImportParams
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "zh_heldout_5", "en_heldout", "en_heldout_2", "en_heldout_3",
-            "en_heldout_4")
+FIXTURES = ("zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "zh_heldout_5", "zh_heldout_6", "en_heldout",
+            "en_heldout_2", "en_heldout_3", "en_heldout_4", "en_heldout_5")
 
 
 def articles(name: str) -> list[dict]:

@@ -297,3 +297,79 @@ def test_another_partys_agent_beside_a_named_partys_agent_is_partly_supported():
                 GUARANTOR_AGENT, (GUARANTOR,))
     assert (got.faithfulness, got.correctness) == ("partially_supported", "correct")
     assert pt.asks_agent("原告公司的法定代表人是谁？") and pt.asks_agent(GUARANTOR_AGENT.question)
+
+
+# The sixth Chinese and fifth English held-out batches' dev halves (same day): asked for a sum with no
+# reference, only a sum offers one; "what price" and "what starting point" ask for figures; "what did the
+# court hold on the submission" asks how the court met it; asked whether the court dismissed something, a
+# sentence stating no response takes no position; a role before a bare name, or a firm's name, is still a
+# bare name; a prayer's list item (二、判令……) is the party's request; and the court's ruling clause after a
+# claim answers a yes/no on it.
+PHOTOS = Passage(
+    "ph/p1", "ph", "ph", "HCA 1563/2022 Lumiere Image Studio Limited v Brightway Home Furnishings Limited",
+    "The photographs were taken in 2020 by Mr So Wing-chun, an employee of the plaintiff, for a hotel client, and the "
+    "copyright in them belongs to the plaintiff.",
+)
+FEE = qa("c-fee", "In Lumiere Image Studio Limited v Brightway Home Furnishings Limited, what fee did the hotel client pay "
+         "the plaintiff for the photographs?", "", PHOTOS, facts=[])
+
+
+def test_a_year_offers_no_sum_to_an_impossible_fee_question():
+    got = label("Passage [1] states: \"The photographs were taken in 2020 by Mr So Wing-chun, an employee of the plaintiff, "
+                "for a hotel client.\"", FEE, (PHOTOS,), lang="en")
+    assert got.behaviour == "unusable"
+
+
+EFFECTIVE = Passage(
+    "ef/p3", "ef", "ef", "DCCJ 4052/2023 Premier Keys Property Agency Limited v Yim Chi-shing",
+    "The defendant submits that the plaintiff was not the effective cause of the sale. That submission is rejected: the "
+    "agent introduced the buyers. The defendant's counterclaim is dismissed.",
+)
+HELD = qa("c-held", "In DCCJ 4052/2023 Premier Keys Property Agency Limited v Yim Chi-shing, what did the court hold on "
+          "the defendant's submission that the plaintiff was not the effective cause of the sale?",
+          "That submission is rejected", EFFECTIVE)
+COUNTERCLAIM = qa("c-cc", "In DCCJ 4052/2023 Premier Keys Property Agency Limited v Yim Chi-shing, was the defendant's "
+                  "counterclaim dismissed?", "Yes", EFFECTIVE, kind="yesno", facts=["Yes"])
+
+
+def test_a_submission_restated_holds_nothing_on_it():
+    got = label("Passage [1] states: \"The defendant submits that the plaintiff was not the effective cause of the sale.\"",
+                HELD, (EFFECTIVE,), lang="en")
+    assert got.behaviour == "unusable"
+
+
+def test_a_counterclaim_brought_says_nothing_of_whether_it_was_dismissed():
+    got = label("The defendant counterclaims damages for breach of the agent's duties.", COUNTERCLAIM, (EFFECTIVE,),
+                lang="en")
+    assert got.behaviour == "unusable"
+    got = label("The defendant's counterclaim is dismissed.", COUNTERCLAIM, (EFFECTIVE,), lang="en")
+    assert got.behaviour == "attempted"
+
+
+LOGGING = Passage(
+    "lg/p1", "lg", "lg", "（2022）赣0781刑初217号 樊某、柏x4滥伐林木罪一审刑事判决书",
+    "被告人樊某，男，1975年出生。辩护人龙x6，江西某律师事务所律师。被告人柏x4，男，1980年出生。",
+)
+COUNSEL_ZH = qa("c-cn", "在（2022）赣0781刑初217号案中，第一被告人的辩护人是谁？", "龙x6", LOGGING)
+
+
+def test_a_role_before_a_bare_name_or_a_firm_is_still_a_name_offered():
+    got = label("被告人樊某。", COUNSEL_ZH, (LOGGING,))
+    assert (got.behaviour, got.correctness) == ("attempted", "incorrect")
+    investor = qa("c-inv", "在(2023)浙02知民初318号案中，被告一的投资人是谁?", "樊x1", LOGGING)
+    assert label("慈溪市某某五金厂。", investor, (LOGGING,)).behaviour == "attempted"
+
+
+TOUR = Passage(
+    "tr/p3", "tr", "tr", "康某与天津某某国际旅行社有限公司旅游合同纠纷一审民事判决书",
+    "原告向本院提出诉讼请求：一、判令被告退还旅游费用25,800元。二、判令被告赔偿精神损害抚慰金2,200元。"
+    "本院认为：原告主张的精神损害抚慰金缺乏法律依据，本院依法予以驳回。",
+)
+SOLATIUM = qa("c-sol", f"在《{TOUR.heading}》中，法院是否支持原告的精神损害抚慰金请求？", "否", TOUR, kind="yesno", facts=["No"])
+
+
+def test_the_courts_ruling_not_the_prayer_answers_whether_a_claim_was_upheld():
+    got = label("否。", SOLATIUM, (TOUR,))
+    assert (got.faithfulness, got.correctness) == ("fully_supported", "correct")
+    got = label("是。", SOLATIUM, (TOUR,))
+    assert got.faithfulness == "contradicted"

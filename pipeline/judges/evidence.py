@@ -357,7 +357,17 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
     # Only a clause that holds more of them than any other answers on its own.
     if scored[0][0] == 0 or scored[0][0] == scored[1][0]:
         return s
+    if lang == "zh":
+        # A claim stated, then the court's ruling on it ("原告主张的精神损害抚慰金缺乏法律依据，本院依法予以驳回"):
+        # the ruling answers.
+        at = parts.index(scored[0][1])
+        ruling = next((p for p in parts[at:] if _ZH_RULING.search(p)), None)
+        if ruling is not None:
+            return sentence(ruling, lang, s.passage)
     return sentence(scored[0][1], lang, s.passage)
+
+
+_ZH_RULING = re.compile(r"(?:本院|法院)[^，,；;]{0,8}(?:支持|驳回|采纳|采信|认可)|(?:不予|予以)(?:支持|驳回|采纳|采信|认可)")
 
 
 def on_topic(question: str, s: Sentence, lang: str) -> bool:

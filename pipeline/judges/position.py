@@ -92,7 +92,11 @@ _DONE_ZH = re.compile(
 # "How did the court treat the submission that ...").
 _ASKS_RESPONSE = {
     "zh": re.compile(r"(?:主张|抗辩|辩称|请求|诉称)[^？?]*(?:持何态度|什么态度|如何对待|怎样对待|如何认定|如何处理|是否(?:支持|采纳|采信|认可))"),
-    "en": re.compile(r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|respond\s+to|make\s+of)\b[^?]*\b(?:submission|argument|contention|claim|defence)\b", re.I),
+    "en": re.compile(
+        r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|respond\s+to|make\s+of|hold\s+on|decide\s+on|rule\s+on"
+        r"|conclude\s+on|say\s+(?:of|about))\b[^?]*\b(?:submission|argument|contention|claim|defence)\b",
+        re.I,
+    ),
 }
 
 
@@ -154,7 +158,8 @@ _ASKS_FIGURE = {
     "en": re.compile(
         r"\bhow\s+(?:much|many|long|old)\b|\bat\s+what\s+age\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
         r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b"
-        r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b",
+        r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b"
+        r"|\bwhat\s+(?:price|fee|rent|commission|deposit|salary|wages?|starting\s+point)s?\b",
         re.I
     ),
 }
@@ -182,7 +187,11 @@ def _counts(number: re.Match[str], text: str, question: str) -> bool:
 _ASKS_AMOUNT = {
     "zh": re.compile(r"多少钱|多少元|(?:金额|数额)[^，。？?]{0,3}多少|多少[^，。？?\d]{0,5}(?:费|款|金|资|赔偿)"
                      r"|(?:费|款|金|资|赔偿)[^，。？?]{0,8}多少"),
-    "en": re.compile(r"\bhow\s+much\b|\bwhat\s+(?:amount|sum)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:amount|sum)\b", re.I),
+    "en": re.compile(
+        r"\bhow\s+much\b|\bwhat\s+(?:amount|sum|price|fee|rent|commission|deposit|salary|wages?)s?\b"
+        r"|\bwhat\s+(?:was|is|were)\s+the\s+(?:amount|sum)\b",
+        re.I,
+    ),
 }
 
 
@@ -266,6 +275,10 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
     if (not facts or asked == {"date"}) and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
+    if not facts and _ASKS_AMOUNT["zh" if lang == "zh" else "en"].search(question):
+        # Asked for a sum with no reference: only a sum offers one (a year the photographs were taken offers no
+        # fee); a whole amount or nothing paid is one too.
+        return "money" in offered or values.whole_amount(answer, lang) or values.nothing_paid(answer, lang)
     if not facts and _ASKS_COUNT["zh" if lang == "zh" else "en"].search(question):
         # Asked how many, with no reference: a count, or a number that is no value of another kind (sums
         # and a month offer no number of customers).
@@ -302,10 +315,22 @@ def _figure_only(fact: str, lang: str) -> bool:
 
 
 _TITLE_WORDS = frozenset("mr mrs ms miss mdm madam dr".split())
+_ZH_ROLE_WORDS = re.compile(r"^(?:被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)[一二三]?[：:]?")
+
+
+# A Chinese firm named for what it is (慈溪市某某五金厂): a party, though no 公司.
+_ZH_FIRM = re.compile(r"^[\u4e00-\u9fff]{2,20}(?:厂|店|经营部|合作社|事务所|中心|公司)[。.]?$")
 
 
 def _only_a_name(clause: str, lang: str) -> bool:
-    """Whether a clause is one party's name and nothing more ("Ms Lau Mei-ling.", "江x5。")."""
+    """Whether a clause is one party's name and nothing more, its role or title aside ("Ms Lau Mei-ling.",
+    "江x5。", "被告人樊某。", "慈溪市某某五金厂。")."""
+    if lang == "zh":
+        bare = _ZH_ROLE_WORDS.sub("", clause).strip()
+        if _ZH_FIRM.match(bare):
+            return True
+        named = parties(bare, lang)
+        return len(named) == 1 and not m.content_words(bare, lang) - named[0]
     named = parties(clause, lang)
     if len(named) != 1:
         return False
@@ -470,8 +495,12 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         # what is asked whether, not whom it is asked of (a test of knowledge "the defendant himself knew"
         # says nothing of whether the second defendant had previous convictions).
         topic = _whether_topic(qa.question, lang)
+        # Asked whether the court responded one way (dismissed, granted, quashed), a sentence stating no
+        # response ("the defendant counterclaims damages" to whether the counterclaim was dismissed) takes none.
+        response = lang != "zh" and bool(_EN_RESPONSE.search(qa.question))
         return any(
             _on_whether(topic, qa.question, ev.sentence(s, lang), lang) and not statements.is_issue_or_submission(s, lang)
+            and (not response or bool(_EN_RESPONSE.search(s)))
             for s in ev.sentences(answer, lang)
         )
     topic = topic_words(qa.question, lang)
@@ -597,6 +626,12 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
 
 
 _ORDINALS = frozenset("first second third fourth fifth".split())
+# The verbs of a court's response to what was put to it.
+_EN_RESPONSE = re.compile(
+    r"\b(?:dismiss|allow|grant|refus|reject|accept|quash|uphold|upheld|set\s+aside|suspend|succeed|fail|order|award"
+    r"|impos|revok|discharg|stay|adjourn)\w*",
+    re.I,
+)
 
 
 def _whether_topic(question: str, lang: str) -> set[str]:

@@ -17,12 +17,15 @@ _EN_ISSUE = re.compile(
     r"|the\s+(?:issue|question)\s+(?:is|was)\s+(?:whether|what|how)"
     r"|(?:must|has\s+to|is\s+to|will)\s+(?:also\s+)?(?:decide|determine|consider)\s+(?:whether|what|how)"
     r"|(?:contended|submitted|argued|alleged|asserted|claimed|maintained|urged)\s+that"
+    r"|(?:contends|submits|argues|alleges|asserts|maintains|urges)\s+that"
     r"|(?:asked|applied|sought)\s+(?:for|to)\b"
     r"|\bcounterclaimed\b)",
     re.I,
 )
 _ZH_ISSUE = re.compile(
+    # A prayer's list item ("二、判令被告赔偿精神损害抚慰金2,200元"): a court orders without 判令.
     r"争议焦点|本案(?:的)?焦点|诉称|辩称|声称|主张|诉讼请求|请求(?:判令|法院|本院)|提出(?:上诉|申请|抗辩)"
+    r"|^\s*[一二三四五六七八九十\d]+[、.．]\s*判令"
     r"|(?:要|须|需|应)(?:当)?(?:审查|考虑|认定|确定|判断)(?:的)?(?:是否|问题)|是否(?:应当|应|可以)[^。；]*?(?:问题|争议)"
 )
 # A sentence that also states the court's decision ("本院对原告主张的加班费不予支持", "对原告主张的合理开支,
@@ -34,6 +37,8 @@ _EN_FINDING = re.compile(r"\b(?:finds?|found|rejects?|rejected|accepts?|accepted
 _ZH_FINDING = re.compile(
     r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|采信|认可|确认)"
     r"|(?:本院|法院)(?:依法|酌情|酌定|部分)(?:予以)?(?:支持|采纳|认可|确认|调整)"
+    # The court dismissing what was claimed ("本院依法予以驳回"), not a party asking it to (请求驳回).
+    r"|(?:本院|依法|予以)[^，,。；;]{0,4}驳回"
     r"|[，,；;]\s*但(?:是|其)?(?:未能|未|没有|无法|不能)(?:提供|举证|举出|证明)"
 )
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").
