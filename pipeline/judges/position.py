@@ -16,6 +16,7 @@ from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
 from pipeline.matching import statements, values
 from pipeline.matching.parties import (
+    ZH_LEADING_ROLE,
     asks_agent,
     cases,
     cited_cases,
@@ -151,6 +152,10 @@ def asks_who(question: str, lang: str) -> bool:
     return bool(_ASKS_WHO["zh" if lang == "zh" else "en"].search(question))
 
 
+# What an English question asks a sum of money by ("what fee", "what price").
+_EN_MONEY_NOUNS = r"price|fee|rent|commission|deposit|salary|wages?"
+
+
 # A question asking for a figure: how much, how many, how long, when. Its answer is a figure; a reply that
 # offers none restates what the question presupposes ("证监会决定没收张某违法所得" to "没收了多少违法所得").
 _ASKS_FIGURE = {
@@ -159,7 +164,7 @@ _ASKS_FIGURE = {
         r"\bhow\s+(?:much|many|long|old)\b|\bat\s+what\s+age\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
         r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b"
         r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b"
-        r"|\bwhat\s+(?:price|fee|rent|commission|deposit|salary|wages?|starting\s+point)s?\b",
+        rf"|\bwhat\s+(?:{_EN_MONEY_NOUNS}|starting\s+point)s?\b",
         re.I
     ),
 }
@@ -188,7 +193,7 @@ _ASKS_AMOUNT = {
     "zh": re.compile(r"多少钱|多少元|(?:金额|数额)[^，。？?]{0,3}多少|多少[^，。？?\d]{0,5}(?:费|款|金|资|赔偿)"
                      r"|(?:费|款|金|资|赔偿)[^，。？?]{0,8}多少"),
     "en": re.compile(
-        r"\bhow\s+much\b|\bwhat\s+(?:amount|sum|price|fee|rent|commission|deposit|salary|wages?)s?\b"
+        rf"\bhow\s+much\b|\bwhat\s+(?:amount|sum|{_EN_MONEY_NOUNS})s?\b"
         r"|\bwhat\s+(?:was|is|were)\s+the\s+(?:amount|sum)\b",
         re.I,
     ),
@@ -315,7 +320,6 @@ def _figure_only(fact: str, lang: str) -> bool:
 
 
 _TITLE_WORDS = frozenset("mr mrs ms miss mdm madam dr".split())
-_ZH_ROLE_WORDS = re.compile(r"^(?:被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人)[一二三]?[：:]?")
 
 
 # A Chinese firm named for what it is (慈溪市某某五金厂): a party, though no 公司.
@@ -326,7 +330,7 @@ def _only_a_name(clause: str, lang: str) -> bool:
     """Whether a clause is one party's name and nothing more, its role or title aside ("Ms Lau Mei-ling.",
     "江x5。", "被告人樊某。", "慈溪市某某五金厂。")."""
     if lang == "zh":
-        bare = _ZH_ROLE_WORDS.sub("", clause).strip()
+        bare = ZH_LEADING_ROLE.sub("", clause).strip()
         if _ZH_FIRM.match(bare):
             return True
         named = parties(bare, lang)

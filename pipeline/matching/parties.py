@@ -55,6 +55,8 @@ _EN_ROLES = re.compile(
 )
 # The roles a judgment's header lists its parties by (longer first: 被上诉人 before 上诉人).
 _HEADER_ROLES = "被上诉人|上诉人|被申请人|申请人|被告人|被告|原告|第三人"
+# A header role opening a text, with its number and colon ("被告二：", "被告人"): what stands before a name.
+ZH_LEADING_ROLE = re.compile(rf"^(?:{_HEADER_ROLES})[一二三]?[：:]?")
 _ZH_ROLES = re.compile(rf"{_HEADER_ROLES}|当事人|出租人|承租人|被害人|公诉机关|本案|该案")
 
 
