@@ -141,6 +141,8 @@ class PassageView:
     # The cases its heading names (a Chinese judgment's number or title), and the number opening its text.
     cases: frozenset[str] = frozenset()
     decision: str = ""
+    # The parties its heading's title names (the case's own parties, not its witnesses or counsel).
+    titled: list[Party] = field(default_factory=list)
 
 
 def passage_view(passage: Passage, lang: str) -> PassageView:
@@ -153,12 +155,13 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     ]
     if lang == "zh":
         found = [_with_gathered(s, passage.text) for s in found]
-    named = parties(passage.heading, lang) + [p for s in found for p in s.parties]
+    titled = parties(passage.heading, lang)
+    named = titled + [p for s in found for p in s.parties]
     # A published judgment's first paragraph opens with its case number: the number a question prefixed at
     # import names (pipeline/importers/standalone.py uses the same opening_case_number).
     opening = opening_case_number(passage.text)
     own = cases(passage.heading, heading=True) | (cases(opening) if opening else frozenset())
-    return PassageView(found, named, own, passage.decision_id)
+    return PassageView(found, named, own, passage.decision_id, titled)
 
 
 def _with_gathered(s: Sentence, passage: str) -> Sentence:
@@ -177,8 +180,12 @@ class ContextView:
         asked_cases: frozenset[str] = frozenset(),
         home: str | None = None,
         asked_roles: frozenset[str] = frozenset(),
+        asks_authority: bool = False,
     ):
         self.passages = passages
+        # The question asks about the authority its case cites ("in the authority cited in Kwong Wai-yan v
+        # Chiu Kin-sang"): the citing judgment's report of that case is what it asks about.
+        self.asks_authority = asks_authority
         self.asked = asked
         self.asked_cases = asked_cases
         # The ordinal roles the question names ("the first plaintiff"): a sentence naming only other ones
@@ -254,7 +261,7 @@ class ContextView:
         if not subjects:
             return True
         if s.parties:
-            return names_any(s.parties, subjects) or self._by_surname(s, subjects)
+            return names_any(s.parties, subjects) or self._by_surname(s, subjects) or self._in_asked_case(s, subjects)
         named = self.passages[s.passage].parties
         return not named or names_any(named, subjects)
 
@@ -274,6 +281,18 @@ class ContextView:
         Kaiwing Holdings Limited) in a passage that names that party in full."""
         named = self.passages[s.passage].parties
         return any(names_any([a], named) and called_by_surname(s.text, a, named) for a in subjects)
+
+    def _in_asked_case(self, s: Sentence, subjects: list[Party]) -> bool:
+        """Whether an English sentence naming only people its heading's title does not (a witness, a bank,
+        the dental surgery assistant) is about the case of a party asked, whose name that title holds: such
+        people are no other party of the case. A sentence reporting a cited case speaks of that case, unless
+        the question asks about the authority cited."""
+        passage = self.passages[s.passage]
+        if language.has_cjk(s.text) or not passage.titled or not names_any(passage.titled, subjects):
+            return False
+        if names_any(s.parties, passage.titled):
+            return False
+        return self.asks_authority or not cited_cases(s.text)
 
     def pool(self, subjects: list[Party]) -> list[Sentence]:
         """The sentences that may support a claim about `subjects`."""

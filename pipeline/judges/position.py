@@ -14,7 +14,7 @@ import re
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
-from pipeline.matching import statements, values
+from pipeline.matching import rulings, statements, values
 from pipeline.matching.parties import (
     ZH_LEADING_ROLE,
     asks_agent,
@@ -95,7 +95,7 @@ _ASKS_RESPONSE = {
     "zh": re.compile(r"(?:主张|抗辩|辩称|请求|诉称)[^？?]*(?:持何态度|什么态度|如何对待|怎样对待|如何认定|如何处理|是否(?:支持|采纳|采信|认可))"),
     "en": re.compile(
         r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|respond\s+to|make\s+of|hold\s+on|decide\s+on|rule\s+on"
-        r"|conclude\s+on|say\s+(?:of|about))\b[^?]*\b(?:submission|argument|contention|claim|defence)\b",
+        r"|conclude\s+on|say\s+(?:of|about))\b[^?]*\b(?:submission|argument|contention|claim|defence|case\s+that)\b",
         re.I,
     ),
 }
@@ -163,7 +163,7 @@ _ASKS_FIGURE = {
     "en": re.compile(
         r"\bhow\s+(?:much|many|long|old)\b|\bat\s+what\s+age\b|^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+date\b"
         r"|\bwhat\s+(?:amount|sum|date|percentage)\b|\bwhat\s+(?:was|is|were)\s+the\s+(?:value|amount|sum|total)\b"
-        r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b"
+        r"|\bwithin\s+what\s+(?:time|period)\b|\bby\s+what\s+date\b|\bat\s+what\s+rate\b"
         rf"|\bwhat\s+(?:{_EN_MONEY_NOUNS}|starting\s+point)s?\b",
         re.I
     ),
@@ -198,6 +198,33 @@ _ASKS_AMOUNT = {
         re.I,
     ),
 }
+
+
+# A question asking for a rate or a share in its words (when no reference says which kind of figure it wants).
+_ASKS_RATE = {
+    "zh": re.compile(r"(?:利率|比例|费率)[^，。？?]{0,6}(?:多少|几|为何|是什么)|百分之几|按(?:多少|何种|什么)(?:比例|利率)"),
+    "en": re.compile(r"\bat\s+what\s+rate\b|\bwhat\s+(?:rate|percentage|proportion)\b", re.I),
+}
+# A rate given without a figure ("at the judgment rate", "2% above prime" has its figure).
+_NAMED_RATE = re.compile(r"\bjudgment\s+rate\b|\bprime\s+rate\b|贷款市场报价利率|同期.{0,6}利率")
+
+
+# The sums a question names by what they are for ("月工资是多少", "what fee"): a sentence stating a sum for
+# something else (竞业限制经济补偿3,000元) gives another item.
+_MONEY_NOUNS = {
+    "zh": re.compile(r"工资|薪酬|薪金|租金|补偿|赔偿|违约金|利息|价款|货款|房款|借款|押金|定金|保证金|罚金|罚款|佣金|报酬"
+                     r"|抚养费|医疗费|律师费|鉴定费|受理费|服务费|培训费|装修费|维修费"),
+    "en": re.compile(rf"\b(?:{_EN_MONEY_NOUNS}|fine|compensation|damages|costs|loan|premium|penalty|interest)s?\b", re.I),
+}
+
+
+def sum_of_another_item(question: str, sentence: str, lang: str) -> bool:
+    """Whether a sentence states sums for none of the things the question asks a sum of (it names one)."""
+    pattern = _MONEY_NOUNS["zh" if lang == "zh" else "en"]
+    asked = {n.lower().rstrip("s") for n in pattern.findall(question)}
+    if not asked or "money" not in values.kinds(sentence, lang):
+        return False
+    return not asked & {n.lower().rstrip("s") for n in pattern.findall(sentence)}
 
 
 def asks_figure(question: str, lang: str) -> bool:
@@ -284,6 +311,10 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # Asked for a sum with no reference: only a sum offers one (a year the photographs were taken offers no
         # fee); a whole amount or nothing paid is one too.
         return "money" in offered or values.whole_amount(answer, lang) or values.nothing_paid(answer, lang)
+    if not facts and _ASKS_RATE["zh" if lang == "zh" else "en"].search(question):
+        # Asked at what rate, with no reference: only a rate or a share offers one (a sum and a date "with
+        # interest" offer no rate).
+        return "share" in offered or bool(_NAMED_RATE.search(answer))
     if not facts and _ASKS_COUNT["zh" if lang == "zh" else "en"].search(question):
         # Asked how many, with no reference: a count, or a number that is no value of another kind (sums
         # and a month offer no number of customers).
@@ -590,6 +621,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         and (
             _ASKS_AMOUNT[key].search(qa.question) and "money" in values.kinds(answer, lang)
             or _ASKS_COUNT[key].search(qa.question) and _offers_figure(answer, facts, lang, qa.question)
+            or _ASKS_RATE[key].search(qa.question) and _offers_figure(answer, facts, lang, qa.question)
         )
         and any(speaks_of(c, qa.question, lang) for c in clauses(answer, lang))
     ):
@@ -623,6 +655,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     said = (m.content_words(claimed, lang) - m.haystack(qa.question, lang)) | (
         m.numbers(claimed, lang) - m.numbers(qa.question, lang)
     )
+    if _ASKS_RESPONSE[key].search(qa.question) and rulings.ruling(claimed, lang) and speaks_of(claimed, qa.question, lang):
+        # Asked how the court met a submission, a reply restating it with a ruling gives that ruling ("The
+        # defendant's case that the breakdowns were caused by overloading fails").
+        return True
     if lang == "zh":
         # A single character (the 人 of 保证人) is in many words (法定代表人): only whole words say it.
         topic = {w for w in topic if len(w) > 1} or topic

@@ -26,7 +26,7 @@ from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, ite
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.language import zh_forms
-from pipeline.matching import statements, values
+from pipeline.matching import cues_zh, rulings, statements, values
 from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import (
     Party,
@@ -270,7 +270,7 @@ class RuleJudge:
                 if view.passages[s.passage].decision == decision
                 and (bool(ordinal_roles(s.text) & roles) if roles
                      else names_any(s.parties, named) if named else not s.parties)]
-        verdict, _ = self._support(body, pool, lang, None, "", False)
+        verdict, _ = self._support(body, pool, lang, None, "", statements.reports_submission(body, lang))
         return "supported" if verdict == "supported" else None
 
     def _claims(self, answer: str, lang: str) -> list[str]:
@@ -318,7 +318,7 @@ class RuleJudge:
         reported = statements.reports_submission(item.qa.question if main else body, lang)
         if lead is not None and main:
             return self._yes_no(lead, body, view, pool, item, lang, reported)
-        if m.is_framing(body, lang):
+        if m.is_framing(body, lang) and not (main and _one_word_answer(body, lang)):
             return None
         about = None
         if main and not is_yesno(item.qa) and not m.content_words(body, lang) and m.numbers(body, lang):
@@ -445,6 +445,11 @@ class RuleJudge:
             told = " ".join(p.text for p in item.passages if p.decision_id == decision) if decision else ""
             if wanted <= values.values(told or item.passages[best.passage].text, key, lang):
                 return "unsupported"
+        if (verdict == "supported" and best is not None and not item.qa.facts and claimed
+                and position.sum_of_another_item(item.qa.question, best.text, lang)):
+            # A question the set marks impossible asks a sum of something (月工资): a sentence giving sums of
+            # other things only (竞业限制经济补偿3,000元) supports no answer to it.
+            return "unsupported"
         if verdict == "supported" and best is not None and claimed and self._rivalled(best, claimed, key, view, pool, item, lang):
             return "unsupported"
         # A header's agent of another party than the role asked ("委托诉讼代理人：莫0" under the 被上诉人):
@@ -647,6 +652,10 @@ class RuleJudge:
         roles aside, when the reference is only a value such as "50,000元")."""
         if stating is not None and best.text == stating.text:
             return True
+        if any(_same_ruling(f, best.text, lang) for f in item.qa.facts) and topic_words(item.qa.question, lang) & best.words:
+            # The court's ruling on the submission asked, in its other words ("The defendant's case that the
+            # breakdowns were caused by overloading fails" for "That submission is rejected").
+            return True
         if not _names_provision(item.qa.question, item.passages[best.passage].text):
             # Asked what a provision provides ("under section 32P"), a passage that never names it speaks of
             # another (an award set aside under section 81 is no cap of section 32P).
@@ -694,7 +703,8 @@ class RuleJudge:
         # A question naming a party by name asks about the role the passages give that name.
         roles = ordinal_roles(item.qa.question) or frozenset().union(
             *(roles_given(asked, p.text) | roles_in_title(asked, p.heading) for p in item.passages))
-        return ContextView(views, asked, cases(item.qa.question), _home(item, lang), roles)
+        return ContextView(views, asked, cases(item.qa.question), _home(item, lang), roles,
+                           bool(_ASKS_AUTHORITY.search(item.qa.question)) and lang != "zh")
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -728,6 +738,7 @@ class RuleJudge:
         key = [f for f in others if not values.situating(f, lang)] or others
         present = sum(
             self.fact_present(f, answer, lang) or _by_role(f, answer, item, lang) or _value_before_cut(f, answer, item, lang)
+            or _same_ruling(f, answer, lang)
             for f in key
         )
         needed = math.ceil(self.cfg.facts_required * len(key) - 1e-9)
@@ -925,6 +936,13 @@ def _asked(question: str, lang: str) -> list[Party]:
 
 # A sentence reporting a cited case, as docs/method.md §4 reads it: "In X v Y ...", "As stated in X v Y ...".
 _REPORTS_CASE = re.compile(r"^\s*(?:In|As\s+(?:stated|held|explained|decided|observed|noted)\s+in)\s+[^,;]*?\sv\s")
+# A question about the authority a case cites, not naming it ("How old was the patient in the authority cited
+# in Kwong Wai-yan v Chiu Kin-sang ...?", "in the authority the court relied on").
+_ASKS_AUTHORITY = re.compile(
+    r"\b(?:authority|case|decision|precedent)\s+(?:that\s+)?(?:the\s+(?:court|tribunal|judge|master|board|magistrate)\s+)?"
+    r"(?:cited|relied\s+(?:on|upon)|followed|applied|referred\s+to)\b|\bas\s+cited\s+in\b",
+    re.I,
+)
 _EN_COURT = re.compile(
     r"\bthe\s+(?:(?:Court\s+of\s+(?:Appeal|First\s+Instance|Final\s+Appeal))|(?:District|High|Magistrates'?|Family|Lands"
     r"|Labour)\s+Court|(?:Labour|Lands|Small\s+Claims|Market\s+Misconduct)?\s*Tribunal|Court|Board|Council|Commission)\b"
@@ -1051,6 +1069,25 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
             if len(given) == 1:
                 return s, "yes" if given == asked else "no"
     return None
+
+
+def _one_word_answer(body: str, lang: str) -> bool:
+    """Whether a claim too short to be more than framing is a bare answer of one word ("该公司员工。" to whose
+    employee 孔x2 is): it claims what it names."""
+    # The words is_framing counts (whole Chinese words, not the character pairs matching compares).
+    words = {w for w in language.content_words(m.strip_lead(body, lang), lang) if not language.is_numeral(w)}
+    framing = cues_zh.FRAMING if lang == "zh" else m.FRAMING
+    return len(words) == 1 and not words <= framing
+
+
+def _same_ruling(fact: str, answer: str, lang: str) -> bool:
+    """Whether a reference that is only the court's ruling on a submission ("That submission is rejected")
+    is given, in other words, by the answer's first sentence ("The defendant's case ... fails")."""
+    if not rulings.is_ruling_reference(fact, lang):
+        return False
+    first = next((c for c in ev.sentences(answer, lang) if not m.is_framing(c, lang)), answer)
+    wanted = rulings.ruling(fact, lang)
+    return wanted is not None and rulings.ruling(first, lang) == wanted
 
 
 def _by_role(fact: str, answer: str, item: JudgeItem, lang: str) -> bool:

@@ -27,6 +27,11 @@ NOT_NEGATION = (
     "不断",
     "不久",
     "不动产",
+    # Causes of action and legal terms that hold a negation character (不当得利纠纷, 不可抗力所致).
+    "不当得利",
+    "不可抗力",
+    "不正当竞争",
+    "无因管理",
     "无论",
     "未来",
     "未成年",

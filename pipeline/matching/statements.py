@@ -43,7 +43,8 @@ _ZH_FINDING = re.compile(
 )
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").
 _EN_REPORTED = re.compile(r"\b(?:contended|submitted|argued|alleged|asserted|claimed|counterclaimed|asked|sought)\b", re.I)
-_ZH_REPORTED = re.compile(r"诉称|辩称|主张|请求|申请")
+# (A question on a defence: "殷某对漏水提出了什么抗辩?", "被告的答辩意见是什么".)
+_ZH_REPORTED = re.compile(r"诉称|辩称|主张|请求|申请|抗辩|答辩|辩解")
 
 # Filler of either language. English: a claim of what is usual in a kind of case; Chinese: an appeal
 # to unnamed law or to practice.

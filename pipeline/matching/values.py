@@ -33,7 +33,8 @@ _EN = {
     ),
     # A clause by its word, or a numbered sub-clause written bare ("14(d)" of a tenancy agreement).
     "clause": re.compile(r"\b(?:clause|paragraph)\s+\d+(?:\([a-z0-9]+\))*|\b\d+\([a-z]{1,3}\)(?:\([a-z0-9]+\))*", re.I),
-    "section": re.compile(r"\b(?:section|article|rule|regulation)\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
+    # "Order 11" of the Rules of the High Court is a provision as its rules are (capitalised: "an order 2").
+    "section": re.compile(r"\b(?:section|article|rule|regulation|(?-i:Order))\s+\d+[A-Z]?(?:\(\d+\))*", re.I),
     "case": re.compile(r"\b[A-Z][A-Za-z]*\s+v\.?\s+[A-Z][A-Za-z]*(?:\s+[A-Z][A-Za-z-]*)*"),
 }
 _ZH_NUM = r"[\d一二三四五六七八九十百千零两半]+"
