@@ -1,16 +1,18 @@
-"""Rules the dev halves of the seventh and eighth held-out batches showed missing (7 December; docs/method.md
-§4): an English sentence naming only people its case's title does not (a witness, a bank) is about that
-case; the authority a question asks about "in the authority cited in X" is reported by X's citing sentence;
-a reference that is only the court's ruling is given by the same ruling in other words; "Order 11" is a
-provision; an impossible question asking at what rate, or a sum of one thing, is answered by no sum of
-another; 不当得利 negates nothing; a question on a defence (抗辩) is answered by the party's submission; a
-bare one-word answer claims what it names. Hand-built records, hand-checked labels (none of them is a
-validation item)."""
+"""Rules the dev halves of the held-out batches en_heldout_6, _7 and zh_heldout_6 to _8 showed missing
+(7 December; docs/method.md §4): an English sentence naming only people its case's title does not (a
+witness, a nurse) is about that case; "the authority cited in X" is reported by X's citing sentence; a
+reference that is only the court's ruling is given by the same ruling in other words; "Order 11" is a
+provision; to an impossible question asking a rate, or a sum of one thing, no sum of another answers;
+不当得利 negates nothing; a question on a defence (抗辩) is answered by the party's submission; a bare
+one-word answer claims what it names; a Chinese accused asked by place (第二被告人) is the one the criminal
+title lists there, and a header entry is about the party it opens with. Hand-built records, hand-checked
+labels (none of them is a validation item)."""
 
 from __future__ import annotations
 
 from judge_cases import label, qa
 
+from pipeline.matching import parties as pt
 from pipeline.records import Passage
 
 DENTAL = Passage(
@@ -157,3 +159,34 @@ def test_to_an_impossible_question_a_sum_of_another_thing_supports_nothing():
     got = label("双方签订的《竞业限制协议》约定,邹x9离职后两年内不得到与公司有竞争关系的单位任职,公司按月支付竞业限制经济补偿3,000元。",
                 WAGE, (HEADER,))
     assert (got.behaviour, got.faithfulness) == ("attempted", "unsupported")
+
+
+LOGGING = Passage(
+    "lg/p1", "lg", "lg", "（2022）赣0781刑初217号 谢某、柳x4滥伐林木罪一审刑事判决书",
+    "公诉机关江西省瑞金市人民检察院。被告人谢某，男，一九七四年六月二日出生，农民。因涉嫌犯滥伐林木罪，于二〇二二年三月九日被瑞金市公安局"
+    "取保候审。辩护人龙x6，江西某某律师事务所律师。被告人柳x4，男，一九八八年九月十七日出生，农民。因涉嫌犯滥伐林木罪，于二〇二二年三月十日被"
+    "瑞金市公安局取保候审。辩护人陈某，江西某某律师事务所律师。",
+)
+BAIL = qa("w-bail", "在（2022）赣0781刑初217号案中，第二被告人于何时被取保候审？", "二〇二二年三月十日", LOGGING)
+COUNSEL = qa("w-counsel", "在（2022）赣0781刑初217号案中，第一被告人的辩护人是谁？", "龙x6", LOGGING)
+
+
+def test_an_accused_asked_by_place_is_the_one_the_criminal_title_lists_there():
+    assert pt.zh_ordinal_party(BAIL.question, LOGGING.heading, [LOGGING.text]) == frozenset({"柳", "x4"})
+    assert pt.zh_ordinal_party(COUNSEL.question, LOGGING.heading, [LOGGING.text]) == frozenset({"谢", "某"})
+    # A defendant asked by its header entry's number; a civil title lists no accused.
+    civil = "原告：宁波某某电器有限公司。被告一：苏x2，女，1995年10月12日出生。被告二：沈某，男。"
+    assert pt.zh_ordinal_party("被告二的住所地在哪里?", "宁波某某电器有限公司与苏x2、沈某纠纷一审民事判决书", [civil]) == frozenset({"沈", "某"})
+    assert pt.zh_ordinal_party("第二被告人是谁?", "宁波某某电器有限公司与苏x2、沈某纠纷一审民事判决书", [civil]) is None
+
+
+def test_the_other_accused_s_header_entry_quoted_for_the_one_asked_is_contradicted():
+    got = label("第[1]段写明：“因涉嫌犯滥伐林木罪，于二〇二二年三月九日被瑞金市公安局取保候审。”", BAIL, (LOGGING,))
+    assert (got.behaviour, got.faithfulness, got.correctness) == ("attempted", "contradicted", "incorrect")
+    own = label("因涉嫌犯滥伐林木罪，于二〇二二年三月十日被瑞金市公安局取保候审。", BAIL, (LOGGING,))
+    assert (own.faithfulness, own.correctness) == ("fully_supported", "correct")
+
+
+def test_the_accused_offered_as_his_own_counsel_is_contradicted_by_his_entry():
+    got = label("被告人谢某。", COUNSEL, (LOGGING,))
+    assert (got.behaviour, got.faithfulness) == ("attempted", "contradicted")

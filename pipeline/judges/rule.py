@@ -47,6 +47,9 @@ from pipeline.matching.parties import (
     topic_words,
     without_cases,
     without_parties,
+    zh_entry,
+    zh_entry_agents,
+    zh_ordinal_party,
     zh_roles,
     zh_title_role,
 )
@@ -398,6 +401,13 @@ class RuleJudge:
         the item asked. The passage about the party asked that states the item with another value
         contradicts it; a quote of another item (the share volume for the profit, the rent for the
         arrears) supports nothing of what was asked."""
+        named = parties(body, lang)
+        if lang == "zh" and named and asks_agent(item.qa.question) and position.asks_who(item.qa.question, lang) and all(names_any([n], view.asked) for n in named) and any(
+            zh_entry_agents(p.text, party) for p in item.passages for party in view.asked
+        ):
+            # The party asked offered as its own agent ("被告人樊某。" for the 第一被告人's 辩护人), where its header
+            # entry names the agent (辩护人龙x6): another value of the item asked.
+            return "contradicted"
         stating = self._stating(item, view, pool, lang)
         key = _key_kinds(item.qa, lang)
         if key and values.kinds(body, lang) and not values.kinds(body, lang) & key:
@@ -431,6 +441,10 @@ class RuleJudge:
             if any(wanted <= values.values(s.text, key, lang) for s in pool
                    if not s.statement and view.named(s, view.asked) and not self._of_another(s.text, view)):
                 return "contradicted"
+        if wanted and claimed and claimed.isdisjoint(wanted) and self._of_another_entry(claimed, wanted, key, view, item, lang):
+            # Another accused's header entry quoted for the one asked ("于二〇二二年三月九日被……取保候审" of 樊某 for
+            # the 第二被告人 柏x4, whose own entry says 三月十日): that item's answer, contradicted by its own.
+            return "contradicted"
         other = self._other_role_on_item(body, claimed, view, item, lang)
         if other is not None:
             return other
@@ -461,6 +475,25 @@ class RuleJudge:
             own = [t.text for t in view.passages[best.passage].sentences]
             return "contradicted" if agent_of_asked_party(item.qa.question, own, header) else "unsupported"
         return verdict
+
+    def _of_another_entry(
+        self, claimed: set[str], wanted: set[str], key: set[str], view: ContextView, item: JudgeItem, lang: str
+    ) -> bool:
+        """Whether a Chinese header states the claimed values outside the entry of the party asked and the
+        wanted ones inside it (a header entry is about the party it opens with)."""
+        if lang != "zh" or not view.asked:
+            return False
+        for passage in item.passages:
+            for party in view.asked:
+                span = zh_entry(passage.text, party)
+                if span is None:
+                    continue
+                inside = passage.text[span[0] : span[1]]
+                outside = passage.text[: span[0]] + "。" + passage.text[span[1] :]
+                found = (lambda t: values.values(t, key, lang)) if key else (lambda t: m.numbers(t, lang))
+                if wanted <= found(inside) and not claimed & found(inside) and claimed <= found(outside):
+                    return True
+        return False
 
     def _quotes_own_party(self, body: str, view: ContextView, item: JudgeItem, lang: str) -> bool:
         """Whether a claim is a passage's words, copied whole, naming a party asked (by name or by an ordinal
@@ -699,7 +732,7 @@ class RuleJudge:
             if key not in self._passages:
                 self._passages[key] = ev.passage_view(p, lang)
             views.append(self._passages[key])
-        asked = _asked(item.qa.question, lang)
+        asked = _asked(item.qa.question, lang) or _asked_by_place(item, lang)
         # A question naming a party by name asks about the role the passages give that name.
         roles = ordinal_roles(item.qa.question) or frozenset().union(
             *(roles_given(asked, p.text) | roles_in_title(asked, p.heading) for p in item.passages))
@@ -947,6 +980,21 @@ _EN_COURT = re.compile(
     r"\bthe\s+(?:(?:Court\s+of\s+(?:Appeal|First\s+Instance|Final\s+Appeal))|(?:District|High|Magistrates'?|Family|Lands"
     r"|Labour)\s+Court|(?:Labour|Lands|Small\s+Claims|Market\s+Misconduct)?\s*Tribunal|Court|Board|Council|Commission)\b"
 )
+
+
+def _asked_by_place(item: JudgeItem, lang: str) -> list[Party]:
+    """The party a Chinese question naming none asks about by its place (第二被告人, 被告一), in the judgment
+    the question is bound to or names."""
+    if lang != "zh":
+        return []
+    home = _home(item, lang)
+    named = cases(item.qa.question)
+    own = [p for p in item.passages
+           if (p.decision_id == home if home is not None else bool(named & cases(p.heading, heading=True)))]
+    if not own:
+        return []
+    party = zh_ordinal_party(item.qa.question, own[0].heading, [p.text for p in own])
+    return [party] if party is not None else []
 
 
 def _home(item: JudgeItem, lang: str) -> str | None:

@@ -237,6 +237,60 @@ def _named_after(text: str, end: int) -> Party | None:
     return None
 
 
+# A Chinese question naming a party by its place: 第二被告人 (an accused, by the order a criminal title lists
+# them), 被告一 (a defendant, by its header entry "被告一：慈溪市某某五金厂").
+_ZH_ORDINAL_ACCUSED = re.compile(r"第([一二三四五])被告人")
+_ZH_ORDINAL_DEFENDANT = re.compile(r"被告([一二三四五])(?![审])")
+_ZH_PLACES = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+
+
+def zh_ordinal_party(question: str, heading: str, texts: list[str]) -> Party | None:
+    """The party a Chinese question asks about by its place alone (在……案中，第二被告人……; 被告一的投资人), read
+    from its judgment: the heading of a criminal judgment ("樊某、柏x4滥伐林木罪一审刑事判决书": 柏x4 is the
+    第二被告人), or the header entry of that defendant in one of its passages' `texts`; None when neither says."""
+    accused = _ZH_ORDINAL_ACCUSED.search(question)
+    if accused is not None:
+        if "刑" not in heading:
+            return None
+        listed = parties(heading, "zh")
+        place = _ZH_PLACES[accused.group(1)]
+        return listed[place - 1] if len(listed) >= place else None
+    defendant = _ZH_ORDINAL_DEFENDANT.search(question)
+    if defendant is None:
+        return None
+    entry = re.compile(rf"(?:^|(?<=[。；;]))\s*被告{defendant.group(1)}[：:]")
+    for text in texts:
+        found = entry.search(text)
+        if found is not None:
+            return _named_after(text, found.end())
+    return None
+
+
+def zh_entry(text: str, party: Party) -> tuple[int, int] | None:
+    """Where a Chinese header's entry of a party runs ("被告人柏x4，男，……取保候审。辩护人陈某……"): from its
+    role to the next party's entry, its agents' entries included; None when the text opens no entry for it."""
+    entries = [e for e in _ENTRY.finditer(text) if not _AGENT_ENTRY.match(e.group(1))]
+    for k, entry in enumerate(entries):
+        owner = _named_after(text, entry.end())
+        if owner is not None and names_any([owner], [party]):
+            end = entries[k + 1].start() if k + 1 < len(entries) else len(text)
+            return entry.start(), end
+    return None
+
+
+def zh_entry_agents(text: str, party: Party) -> list[Party]:
+    """The agents a Chinese header's entry of a party names (辩护人龙x6, 委托诉讼代理人：易某)."""
+    span = zh_entry(text, party)
+    if span is None:
+        return []
+    found = []
+    for agent in re.finditer(rf"(?:{_AGENTS})[：:]?", text[span[0] : span[1]]):
+        named = _named_after(text, span[0] + agent.end())
+        if named is not None and not same(named, party):
+            found.append(named)
+    return found
+
+
 # A Chinese judgment gathers parties it has named under a count ("故二公司对熊某的上述债务承担连带清偿责任",
 # "三被告人"): the sentence is about each of them. "第二被告" is an ordinal, not a count.
 _ZH_COLLECTIVE = re.compile(r"(?<!第)(?:上述)?[二两三四五]家?(公司|被上诉人|上诉人|被告人|被告|原告)|上述(公司|被告人|被告|原告)")
