@@ -54,7 +54,10 @@ _CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9])")}
 # A figure closed by its unit, 元 or %, is whole whatever the cut leaves after it ("吴某尚欠货款63,500元" states
 # the debt; "本金218,452." does not): the clause up to its unit is finished. A duration, a date or a bare 万
 # may still go on (三年 -> 三年六个月, 3万 -> 3万5千元), so they close nothing.
-_FIGURE_END = {"zh": re.compile(r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千]+)[万亿]?元|[0-9０-９][0-9０-９.]*[%％]")}
+# A sum in the capital numerals of a judgment's 人民币壹拾万零捌仟元整 is closed by its 元 as well.
+_FIGURE_END = {"zh": re.compile(
+    r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千壹贰叁肆伍陆柒捌玖拾佰仟]+)[万亿]?元|[0-9０-９][0-9０-９.]*[%％]"
+)}
 
 
 _QUOTE_OPENS = re.compile(r"^[^\"“]{0,40}:\s*[\"“]")

@@ -106,6 +106,9 @@ _RULING_BACK = re.compile(
 _REJECTS = re.compile(r"\b(?:rejected|fails?|dismissed|cannot\s+be\s+accepted|not\s+accepted)\b", re.I)
 
 
+_QUOTED = re.compile(r"(?<!\w)['‘\"“][^'’\"”]{1,60}['’\"”](?!\w)")
+
+
 def _with_rulings(found: list[str], lang: str) -> list[tuple[str, bool | None]]:
     """The sentences of a passage, a ruling that points back at the submission before it joined to it: read
     together they are the court's finding on what the submission says, negative when the submission is
@@ -117,7 +120,9 @@ def _with_rulings(found: list[str], lang: str) -> list[tuple[str, bool | None]]:
     for text in found:
         if out and _RULING_BACK.match(text) and statements.is_issue_or_submission(out[-1][0], lang):
             said = out[-1][0]
-            out[-1] = (f"{said} {text}", m.is_negative(said, lang) != bool(_REJECTS.search(text)))
+            # Words the submission quotes ("a message from Ms Law saying 'no rush'") are no negation of its own.
+            own = _QUOTED.sub(" ", said)
+            out[-1] = (f"{said} {text}", m.is_negative(own, lang) != bool(_REJECTS.search(text)))
         else:
             out.append((text, None))
     return out
@@ -181,11 +186,15 @@ class ContextView:
         home: str | None = None,
         asked_roles: frozenset[str] = frozenset(),
         asks_authority: bool = False,
+        asked_numbered: frozenset[str] = frozenset(),
     ):
         self.passages = passages
         # The question asks about the authority its case cites ("in the authority cited in Kwong Wai-yan v
         # Chiu Kin-sang"): the citing judgment's report of that case is what it asks about.
         self.asks_authority = asks_authority
+        # The numbered roles the judgment gives a Chinese party asked (被告二 for 姜x2 of "……与程某、姜x2……"): a
+        # sentence naming that role names the party.
+        self.asked_numbered = asked_numbered
         self.asked = asked
         self.asked_cases = asked_cases
         # The ordinal roles the question names ("the first plaintiff"): a sentence naming only other ones
@@ -261,7 +270,8 @@ class ContextView:
         if not subjects:
             return True
         if s.parties:
-            return names_any(s.parties, subjects) or self._by_surname(s, subjects) or self._in_asked_case(s, subjects)
+            return (names_any(s.parties, subjects) or self._by_surname(s, subjects) or self._in_asked_case(s, subjects)
+                    or any(role in s.text for role in self.asked_numbered))
         named = self.passages[s.passage].parties
         return not named or names_any(named, subjects)
 
@@ -404,7 +414,17 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     asked = m.numbers(without_cases(question), lang)
     if asked and statement.numbers and asked.isdisjoint(statement.numbers):
         same = not same
+    # Asked whether in full, a statement that it was in part answers no ("Was the appeal allowed in full?"
+    # against "The appeal is allowed in part").
+    whole, part = _WHOLE[lang == "zh"], _PART[lang == "zh"]
+    if whole.search(question) and part.search(statement.text) and not whole.search(statement.text):
+        same = not same
     return "yes" if same else "no"
+
+
+_WHOLE = {False: re.compile(r"\b(?:in\s+full|in\s+its\s+entirety|fully|wholly|entirely)\b", re.I),
+          True: re.compile(r"全部|全额")}
+_PART = {False: re.compile(r"\b(?:in\s+part|partly|partially)\b", re.I), True: re.compile(r"部分")}
 
 
 # A reason or a purpose attached to a holding ("..., because the offence involved a breach of trust";

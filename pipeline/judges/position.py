@@ -20,6 +20,7 @@ from pipeline.matching.parties import (
     asks_agent,
     cases,
     cited_cases,
+    en_roles_of,
     names_any,
     parties,
     role_words,
@@ -144,7 +145,9 @@ def _names_which(answer: str, question: str, lang: str) -> bool | None:
 # question has none): "被告某保险公司的委托诉讼代理人王某" to "被告的代理律师是谁".
 _ASKS_WHO = {
     "zh": re.compile(r"谁|哪位|何人|哪一方|哪家"),
-    "en": re.compile(r"\bwho(?:m|se)?\b|\bwhich\s+(?:party|person|company|firm|solicitor|counsel|lawyer|judge)\b", re.I),
+    # "What was the name of the shift supervisor who ..." asks who as "who" does.
+    "en": re.compile(r"\bwho(?:m|se)?\b|\bwhich\s+(?:party|person|company|firm|solicitor|counsel|lawyer|judge)\b"
+                     r"|^\s*(?:In\s[^,]*,\s*)?what\s+(?:was|is)\s+the\s+name\s+of\s+the\b", re.I),
 }
 
 
@@ -153,7 +156,7 @@ def asks_who(question: str, lang: str) -> bool:
 
 
 # What an English question asks a sum of money by ("what fee", "what price").
-_EN_MONEY_NOUNS = r"price|fee|rent|commission|deposit|salary|wages?"
+_EN_MONEY_NOUNS = r"price|fee|rent|commission|deposit|salary|wages?|revenue|turnover|profit|income"
 
 
 # A question asking for a figure: how much, how many, how long, when. Its answer is a figure; a reply that
@@ -194,7 +197,7 @@ _ASKS_AMOUNT = {
                      r"|(?:费|款|金|资|赔偿)[^，。？?]{0,8}多少"),
     "en": re.compile(
         rf"\bhow\s+much\b|\bwhat\s+(?:amount|sum|{_EN_MONEY_NOUNS})s?\b"
-        r"|\bwhat\s+(?:was|is|were)\s+the\s+(?:amount|sum)\b",
+        rf"|\bwhat\s+(?:was|is|were)\s+the\s+(?:\w+\s+)?(?:amount|sum|{_EN_MONEY_NOUNS})s?\b",
         re.I,
     ),
 }
@@ -204,6 +207,18 @@ _ASKS_AMOUNT = {
 _ASKS_RATE = {
     "zh": re.compile(r"(?:利率|比例|费率)[^，。？?]{0,6}(?:多少|几|为何|是什么)|百分之几|按(?:多少|何种|什么)(?:比例|利率)"),
     "en": re.compile(r"\bat\s+what\s+rate\b|\bwhat\s+(?:rate|percentage|proportion)\b", re.I),
+}
+# A time limit ("30日内", "within 14 days"): when a sum is due, no sum.
+_DEADLINE = {True: re.compile(r"[0-9一二三四五六七八九十]+(?:日|天|个月|月|年)(?:之)?内"),
+             False: re.compile(r"\bwithin\s+\d+\s+(?:days?|weeks?|months?|years?)\b", re.I)}
+# A question asking a weight or an area in its words, and the units that give one.
+_ASKS_MEASURE = {
+    "zh": [(re.compile(r"重量|多重"), re.compile(r"\d\s*(?:吨|公斤|千克|克|斤)|[一二三四五六七八九十百千]+(?:吨|公斤|千克|斤)")),
+           (re.compile(r"面积"), re.compile(r"\d\s*(?:平方米|平方|亩|公顷|㎡)|[一二三四五六七八九十百千]+(?:亩|平方米)"))],
+    "en": [(re.compile(r"\bwhat\s+weight\b|\bhow\s+heavy\b|\bweigh\b", re.I),
+            re.compile(r"\d\s*(?:kg|kilogram|kilo|tonne|ton|gram|gramme|g\b|lb|pound)", re.I)),
+           (re.compile(r"\bwhat\s+(?:was\s+the\s+)?area\b|\bhow\s+large\b", re.I),
+            re.compile(r"\d\s*(?:square\s+(?:metres|meters|feet)|sq\.?\s*(?:m|ft)|hectares?|acres?)", re.I))],
 }
 # A rate given without a figure ("at the judgment rate", "2% above prime" has its figure).
 _NAMED_RATE = re.compile(r"\bjudgment\s+rate\b|\bprime\s+rate\b|贷款市场报价利率|同期.{0,6}利率")
@@ -269,15 +284,16 @@ _ASKS_FIRM = re.compile(r"\bwhich\s+(?:firm|company)\b", re.I)
 _FIRM = re.compile(r"\bMessrs\b|&\s*Co\b|\b(?:Limited|Ltd|Company|LLP|Solicitors)\b")
 
 
-def _names_another(answer: str, question: str) -> bool:
-    """Whether an English reply names a party, or a role, that the question does not name; to a question
+def _names_another(answer: str, question: str, passages: list[str] | None = None) -> bool:
+    """Whether an English reply names a party, or a role, that the question does not name (a role the
+    passages give a party it names is that party: "The appellant" for Ms Tsui Wing-kwan); to a question
     asking which firm or company, whether it names a firm or a company."""
     if _ASKS_FIRM.search(question):
         return bool(_FIRM.search(answer.replace(question, " ")))
     asked = parties(question, "en")
     if any(not names_any([p], asked) for p in parties(answer, "en")):
         return True
-    return bool(role_words(answer) - role_words(question))
+    return bool(role_words(answer) - role_words(question) - en_roles_of(asked, passages or []))
 
 
 def _offers_place(answer: str, question: str, lang: str) -> bool | None:
@@ -311,6 +327,11 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # Asked for a sum with no reference: only a sum offers one (a year the photographs were taken offers no
         # fee); a whole amount or nothing paid is one too.
         return "money" in offered or values.whole_amount(answer, lang) or values.nothing_paid(answer, lang)
+    measure = next((unit for asks, unit in _ASKS_MEASURE["zh" if lang == "zh" else "en"] if asks.search(question)), None)
+    if not facts and measure is not None:
+        # Asked a weight or an area with no reference: only a figure in its units offers one (460箱 of beef is
+        # no weight).
+        return bool(measure.search(answer))
     if not facts and _ASKS_RATE["zh" if lang == "zh" else "en"].search(question):
         # Asked at what rate, with no reference: only a rate or a share offers one (a sum and a date "with
         # interest" offer no rate).
@@ -341,6 +362,16 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # be paid); a prison term offered for a fine is still a penalty offered (another item's).
         if asked <= values.DURATIONS and offered - values.SITUATING:
             return False
+        # So does a figure of another kind asked for a rate or a share (a sum of damages to at what rate
+        # interest runs).
+        if asked <= {"share"} and offered - values.SITUATING:
+            return False
+        # Asked for a sum, a time limit for paying it offers none ("上述款项在交房后30日内支付", "within 14 days").
+        deadline = _DEADLINE[lang == "zh"]
+        if asked <= {"money"} and deadline.search(answer):
+            rest = deadline.sub(" ", bare)
+            if not values.kinds(deadline.sub(" ", answer), lang) - values.SITUATING and not re.search(r"\d", rest):
+                return False
     # A number the question itself names ("the part of Lot 1103") is no figure offered.
     return bool(offered - values.SITUATING) or bool(set(re.findall(r"\d+", bare)) - set(re.findall(r"\d+", question)))
 
@@ -475,7 +506,17 @@ def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
     # a formula such as 判决如下 that many judgments hold) runs on in that passage, whatever came before it.
     tail = item.tail.strip()
     holding = sum(tail in p.text for p in item.passages) if len(tail) >= 4 else 0
-    return not tail or holding == 1 or any(run in p.text for p in item.passages)
+    if not tail:
+        # Cut right after a sentence's end: a paste only where a passage's own sentence ends there (a reply
+        # closing "……精神损害抚慰金10,000元。" where the passage runs on "，扣除……" closed a sentence of its own).
+        closed = answer.rstrip().rstrip("”\"」』'’")
+        end = closed[-12:]
+        # The passage the sentence was taken from is the one holding its opening words.
+        last = ev.sentences(closed, lang)[-1] if ev.sentences(closed, lang) else closed
+        opening = last.lstrip("第[]0123456789段写明：:“\"「 ")[:10]
+        sources = [p.text for p in item.passages if opening and opening in p.text] or [p.text for p in item.passages]
+        return not end or any(end in text for text in sources)
+    return holding == 1 or any(run in p.text for p in item.passages)
 
 
 def states_value(answer: str, item: JudgeItem, lang: str) -> bool:
@@ -576,7 +617,9 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # principals.
     if lang == "zh" and asks_agent(qa.question) and not parties(answer, lang):
         return False
-    if lang != "zh" and asks_who(qa.question, lang) and not _names_another(answer, qa.question):
+    if lang != "zh" and asks_who(qa.question, lang) and not _names_another(
+        answer, qa.question, [p.text for p in item.passages]
+    ):
         # So does a finished English reply to a question asking who that names nobody the question does
         # not name ("produced the notice of the meeting ..." to who gave evidence; the charge naming both
         # accused to who appeared for the second), and, to a question asking which firm or company, one

@@ -47,8 +47,10 @@ from pipeline.matching.parties import (
     topic_words,
     without_cases,
     without_parties,
+    without_titles,
     zh_entry,
     zh_entry_agents,
+    zh_numbered_roles,
     zh_ordinal_party,
     zh_roles,
     zh_title_role,
@@ -402,12 +404,17 @@ class RuleJudge:
         contradicts it; a quote of another item (the share volume for the profit, the rent for the
         arrears) supports nothing of what was asked."""
         named = parties(body, lang)
-        if lang == "zh" and named and asks_agent(item.qa.question) and position.asks_who(item.qa.question, lang) and all(names_any([n], view.asked) for n in named) and any(
-            zh_entry_agents(p.text, party) for p in item.passages for party in view.asked
-        ):
-            # The party asked offered as its own agent ("被告人樊某。" for the 第一被告人's 辩护人), where its header
-            # entry names the agent (辩护人龙x6): another value of the item asked.
-            return "contradicted"
+        if lang == "zh" and named and view.asked and asks_agent(item.qa.question) and position.asks_who(item.qa.question, lang):
+            own = [a for p in item.passages for party in view.asked for a in zh_entry_agents(p.text, party)]
+            others = [a for p in item.passages for party in parties(p.text, lang) if not names_any([party], view.asked)
+                      for a in zh_entry_agents(p.text, party)]
+            # What the whole reply names (the 辩护人 sentence after the entry's "被告人吕x3，男，……").
+            offered = [n for n in parties(item.candidate.text, lang) if not names_any([n], view.asked)]
+            if own and (not offered or not names_any(offered, own) and names_any(offered, others)):
+                # The party asked offered as its own agent ("被告人樊某。" for the 第一被告人's 辩护人), or another
+                # party's agent offered for it (辩护人方x4 of 吕x3 for 施2's), where its own header entry names
+                # the agent (辩护人龙x6): another value of the item asked.
+                return "contradicted"
         stating = self._stating(item, view, pool, lang)
         key = _key_kinds(item.qa, lang)
         if key and values.kinds(body, lang) and not values.kinds(body, lang) & key:
@@ -421,7 +428,8 @@ class RuleJudge:
             # impossible included): another item.
             return "unsupported"
         claimed = values.values(body, key, lang) if key else m.numbers(body, lang)
-        if claimed and stating is not None:
+        # A reference with no figure (a name: 方x6) is contradicted by no figure.
+        if claimed and stating is not None and (key or m.numbers(" ".join(item.qa.facts), lang)):
             given = values.values(stating.text, key, lang) if key else stating.numbers
             if given and claimed.isdisjoint(given):
                 # A passage's own sentence about the party asked, quoted word for word, says what that
@@ -603,7 +611,10 @@ class RuleJudge:
         question = item.qa.question
         stating, line = self._answer_in_context(item, view, pool, lang)
         words = m.content_words(body, lang)
-        if m.is_framing(body, lang) or ev.share(words, m.haystack(question, lang)) >= self.cfg.restate_share:
+        # A Yes/No explained by the submission asked restated ("No. Mr Lui's submission was that the plaintiff had
+        # agreed ...") says no more than the question: as supported as the answer the passages give.
+        restated = statements.is_issue_or_submission(body, lang) and position.speaks_of(body, question, lang)
+        if m.is_framing(body, lang) or restated or ev.share(words, m.haystack(question, lang)) >= self.cfg.restate_share:
             if line is None:
                 return "unsupported"
             return "supported" if lead == line else "contradicted"
@@ -709,7 +720,8 @@ class RuleJudge:
         if facts and all(len(f) >= 4 and f in m.squashed(best.text) for f in facts):
             return True
         words = _item_words(_holding(item.qa, lang), lang)
-        topic = topic_words(item.qa.question, lang)
+        # The case a question names is which case, not what it asks of it ("acquitted in HKSAR v Lok Wing-hei").
+        topic = topic_words(without_titles(item.qa.question), lang)
         if len(words) < 2:
             words = topic
         # The reference may add what the passage leaves to its heading (the offence a sentence is for):
@@ -736,8 +748,12 @@ class RuleJudge:
         # A question naming a party by name asks about the role the passages give that name.
         roles = ordinal_roles(item.qa.question) or frozenset().union(
             *(roles_given(asked, p.text) | roles_in_title(asked, p.heading) for p in item.passages))
+        numbered = frozenset().union(*(
+            zh_numbered_roles(a, p.heading, [q.text for q in item.passages if q.decision_id == p.decision_id])
+            for a in asked for p in item.passages if lang == "zh" and names_any(parties(p.heading, lang), [a])
+        ))
         return ContextView(views, asked, cases(item.qa.question), _home(item, lang), roles,
-                           bool(_ASKS_AUTHORITY.search(item.qa.question)) and lang != "zh")
+                           bool(_ASKS_AUTHORITY.search(item.qa.question)) and lang != "zh", numbered)
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -812,7 +828,7 @@ class RuleJudge:
         asked_names = m.names(question, lang, skip_first=True)
         # What the question asks about, names aside: a finding about the same person on another matter
         # shares the names and little else.
-        topic = m.content_words(without_cases(question), lang) - set().union(*asked_names)
+        topic = m.content_words(without_titles(question), lang) - set().union(*asked_names)
         covers = bool(topic) and ev.share(topic, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
         # In Chinese, what the question asks whether (the words after 是否, the court's response verbs
         # aside: 按购车款三倍赔偿 of 是否支持了原告按购车款三倍赔偿的请求) is what the sentence must cover.
@@ -972,7 +988,7 @@ _REPORTS_CASE = re.compile(r"^\s*(?:In|As\s+(?:stated|held|explained|decided|obs
 # A question about the authority a case cites, not naming it ("How old was the patient in the authority cited
 # in Kwong Wai-yan v Chiu Kin-sang ...?", "in the authority the court relied on").
 _ASKS_AUTHORITY = re.compile(
-    r"\b(?:authority|case|decision|precedent)\s+(?:that\s+)?(?:the\s+(?:court|tribunal|judge|master|board|magistrate)\s+)?"
+    r"\b(?:authority|case|decision|precedent)\b(?:\s+\w+){0,4}?\s+(?:is\s+|was\s+)?"
     r"(?:cited|relied\s+(?:on|upon)|followed|applied|referred\s+to)\b|\bas\s+cited\s+in\b",
     re.I,
 )
@@ -1123,7 +1139,11 @@ def _one_word_answer(body: str, lang: str) -> bool:
     """Whether a claim too short to be more than framing is a bare answer of one word ("该公司员工。" to whose
     employee 孔x2 is): it claims what it names."""
     # The words is_framing counts (whole Chinese words, not the character pairs matching compares).
-    words = {w for w in language.content_words(m.strip_lead(body, lang), lang) if not language.is_numeral(w)}
+    text = m.strip_lead(body, lang).strip()
+    # A phrase, not a sentence of framing ("通读上述段落，答案的依据如下。" holds one content word too).
+    if re.search(r"[，,；;：:]", text) or len(text) > (16 if lang == "zh" else 60):
+        return False
+    words = {w for w in language.content_words(text, lang) if not language.is_numeral(w)}
     framing = cues_zh.FRAMING if lang == "zh" else m.FRAMING
     return len(words) == 1 and not words <= framing
 

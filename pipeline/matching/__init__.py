@@ -202,10 +202,18 @@ _ZH_SURNAMES = (
 # no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_ANON = re.compile(
     rf"({'|'.join(_ZH_COMPOUND_SURNAMES)}|[{''.join(sorted(set(_ZH_SURNAMES) - _ZH_NOT_SURNAME - set('万时方应常成全文和')))}])"
-    r"([xX][0-9]{1,3}|[0-9]{1,2})"
-    r"(?![0-9xX年月日号时分秒元万千百亿%％条款项个次名件套间倍层楼栋室岁周期届米吨克斤亩股份张辆台部把只头处]"
-    r"|[.．,，:：][0-9])"
+    # An index with its x is no number ("姜x2股东出资纠纷"); a bare one may be a figure ("2股").
+    r"((?:[xX][0-9]{1,3}(?![0-9]|[.．,，:：][0-9]))"
+    r"|(?:[0-9]{1,2}(?![0-9xX年月日号时分秒元万千百亿%％条款项个次名件套间倍层楼栋室岁周期届米吨克斤亩股份张辆台部把只头处]"
+    r"|[.．,，:：][0-9])))"
+    # A surname that is also a common word (方 of 原告方, 时, 成) is one before an x-index only ("辩护人方x4").
+    r"|([万时方应常成全文])([xX][0-9]{1,3})(?![0-9]|[.．,，:：][0-9])"
 )
+
+
+def _anon(match: re.Match[str]) -> frozenset[str]:
+    """An anonymised name as its surname and index (曹x0: {曹, x0})."""
+    return frozenset({match.group(1) or match.group(3), (match.group(2) or match.group(4)).lower()})
 
 
 # 方 is a surname as well as "side" (原告方): after a header's colon or a list mark ("法定代表人：方某") it can
@@ -232,7 +240,7 @@ def zh_name_spans(text: str) -> list[tuple[int, int, frozenset[str]]]:
         if compound in _ZH_COMPOUND_SURNAMES:
             start, name = start - 1, compound + name[1:]
         found.append((start, match.end(), frozenset(content_words(name, "zh"))))
-    found += [(a.start(), a.end(), frozenset({a.group(1), a.group(2).lower()})) for a in _ZH_ANON.finditer(text)]
+    found += [(a.start(), a.end(), _anon(a)) for a in _ZH_ANON.finditer(text)]
     return sorted(found, key=lambda f: f[0])
 
 

@@ -207,6 +207,18 @@ def role_words(text: str) -> set[str]:
     return {r.lower().rstrip("s") if r.lower() not in ("parties",) else "party" for r in _EN_ROLES.findall(text)}
 
 
+def en_roles_of(asked: list[Party], texts: list[str]) -> set[str]:
+    """The roles English texts give the parties asked by naming them right after the role ("The appellant,
+    Ms Tsui Wing-kwan, ..."), singular as role_words gives them."""
+    found: set[str] = set()
+    for text in texts:
+        for role in _EN_ROLES.finditer(text):
+            after = parties(text[role.end() : role.end() + 40], "en")
+            if after and names_any(after[:1], asked):
+                found |= role_words(role.group(0))
+    return found
+
+
 def roles_of(party: Party, text: str, lang: str) -> set[str]:
     """The roles a Chinese text gives a party by writing the role right before its name ("原告梁x6",
     "被上诉人（原审原告）：段x7" gives 被上诉人)."""
@@ -266,10 +278,37 @@ def zh_ordinal_party(question: str, heading: str, texts: list[str]) -> Party | N
     return None
 
 
+_ZH_NUMERALS = "一二三四五"
+
+
+def zh_numbered_roles(party: Party, heading: str, texts: list[str]) -> frozenset[str]:
+    """The numbered roles a Chinese judgment gives a party: its header entry ("被告二：姜x2") or its place among
+    two or more defendants of a first-instance title ("……与程某、姜x2……纠纷一审民事判决书": 被告二, 第二被告)."""
+    found: set[str] = set()
+    for text in texts:
+        for entry in re.finditer(r"(?:^|(?<=[。；;]))\s*被告([一二三四五])[：:]", text):
+            owner = _named_after(text, entry.end())
+            if owner is not None and same(owner, party):
+                found |= {f"被告{entry.group(1)}", f"第{entry.group(1)}被告"}
+    if not found and zh_title_role([party], heading) == "被告":
+        side = heading[re.search(r"与|诉", heading).end() :]  # type: ignore[union-attr]
+        listed = parties(side, "zh")
+        place = next((k for k, p in enumerate(listed) if same(p, party)), None)
+        if len(listed) > 1 and place is not None and place < len(_ZH_NUMERALS):
+            numeral = _ZH_NUMERALS[place]
+            found |= {f"被告{numeral}", f"第{numeral}被告"}
+    return frozenset(found)
+
+
+# What follows a header entry's role: a colon ("原告：卫x5"), or the name and its particulars ("被告人樊某，男，"),
+# not a finding that opens with a role ("原告祁x5分得银行存款60,000元").
+_HEADER_ENTRY = re.compile(r"[（(]?[^。；]{0,8}?[：:]|[^，,。；]{1,14}[，,]\s*(?:男|女|住|出生|汉族|[0-9一二]{4}年)")
+
+
 def zh_entry(text: str, party: Party) -> tuple[int, int] | None:
     """Where a Chinese header's entry of a party runs ("被告人柏x4，男，……取保候审。辩护人陈某……"): from its
     role to the next party's entry, its agents' entries included; None when the text opens no entry for it."""
-    entries = [e for e in _ENTRY.finditer(text) if not _AGENT_ENTRY.match(e.group(1))]
+    entries = [e for e in _ENTRY.finditer(text) if _HEADER_ENTRY.match(text, e.end())]
     for k, entry in enumerate(entries):
         owner = _named_after(text, entry.end())
         if owner is not None and names_any([owner], [party]):
@@ -412,6 +451,17 @@ def without_cases(text: str) -> str:
     return _EN_FRAME.sub(" ", _TITLE.sub(" ", text))
 
 
+# An English case number ("HCA 1288/2022", "DCCC 688/2023").
+_EN_CASE_NUMBER = re.compile(r"\b[A-Z]{2,6}\s+\d{1,5}/\d{4}\b")
+
+
+def without_titles(text: str) -> str:
+    """An English text without the case titles and numbers it names anywhere ("acquitted in HKSAR v Lok
+    Wing-hei and Tsoi Ka-ming"): what it asks of the case, not which case."""
+    text = without_cases(text)
+    return text if language.has_cjk(text) else _EN_CASE.sub(" ", _EN_CASE_NUMBER.sub(" ", text))
+
+
 # A place opening a company's name: two or three characters none of which is a particle or a verb that
 # may stand before a company (向, 给, 支付 of "支付给某公司").
 _ZH_PLACE_BEFORE_COMPANY = re.compile(
@@ -494,7 +544,8 @@ def _parties(text: str, lang: str) -> tuple[Party, ...]:
         return tuple(found)
     out = []
     for run in _EN_RUN.findall(text):
-        words = run.split()
+        # A possessive names its owner ("Ip Kee Engineering Limited's appeal").
+        words = [re.sub(r"['’]s$", "", w) for w in run.split()]
         while words and (
             words[0].lower().strip("'’") in _NOT_NAME or words[0].lower() in m.STOPWORDS or words[0].lower() in _TITLES
         ):

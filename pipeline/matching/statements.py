@@ -18,6 +18,7 @@ _EN_ISSUE = re.compile(
     r"|(?:must|has\s+to|is\s+to|will)\s+(?:also\s+)?(?:decide|determine|consider)\s+(?:whether|what|how)"
     r"|(?:contended|submitted|argued|alleged|asserted|claimed|maintained|urged)\s+that"
     r"|(?:contends|submits|argues|alleges|asserts|maintains|urges)\s+that"
+    r"|(?:submission|contention|argument|case)\s+(?:was|is)\s+that"
     r"|(?:asked|applied|sought)\s+(?:for|to)\b"
     r"|\bcounterclaimed\b)",
     re.I,
