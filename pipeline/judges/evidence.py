@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from pipeline import language
 from pipeline import matching as m
-from pipeline.matching import statements
+from pipeline.matching import rulings, statements
 from pipeline.matching.anchors import opening_case_number
 from pipeline.matching.parties import (
     Party,
@@ -102,10 +102,6 @@ _RULING_BACK = re.compile(
 )
 
 
-# A ruling that rejects what it points back at: read with the submission, it says the opposite of it.
-_REJECTS = re.compile(r"\b(?:rejected|fails?|dismissed|cannot\s+be\s+accepted|not\s+accepted)\b", re.I)
-
-
 _QUOTED = re.compile(r"(?<!\w)['‘\"“][^'’\"”]{1,60}['’\"”](?!\w)")
 
 
@@ -122,7 +118,8 @@ def _with_rulings(found: list[str], lang: str) -> list[tuple[str, bool | None]]:
             said = out[-1][0]
             # Words the submission quotes ("a message from Ms Law saying 'no rush'") are no negation of its own.
             own = _QUOTED.sub(" ", said)
-            out[-1] = (f"{said} {text}", m.is_negative(own, lang) != bool(_REJECTS.search(text)))
+            # A ruling that rejects what it points back at, read with the submission, says the opposite of it.
+            out[-1] = (f"{said} {text}", m.is_negative(own, lang) != rulings.rejects(text))
         else:
             out.append((text, None))
     return out

@@ -491,15 +491,17 @@ class RuleJudge:
         wanted ones inside it (a header entry is about the party it opens with)."""
         if lang != "zh" or not view.asked:
             return False
+        def found(text: str) -> set[str]:
+            return values.values(text, key, lang) if key else m.numbers(text, lang)
+
         for passage in item.passages:
             for party in view.asked:
                 span = zh_entry(passage.text, party)
                 if span is None:
                     continue
-                inside = passage.text[span[0] : span[1]]
-                outside = passage.text[: span[0]] + "。" + passage.text[span[1] :]
-                found = (lambda t: values.values(t, key, lang)) if key else (lambda t: m.numbers(t, lang))
-                if wanted <= found(inside) and not claimed & found(inside) and claimed <= found(outside):
+                inside = found(passage.text[span[0] : span[1]])
+                outside = found(passage.text[: span[0]] + "。" + passage.text[span[1] :])
+                if wanted <= inside and not claimed & inside and claimed <= outside:
                     return True
         return False
 
@@ -1138,11 +1140,11 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
 def _one_word_answer(body: str, lang: str) -> bool:
     """Whether a claim too short to be more than framing is a bare answer of one word ("该公司员工。" to whose
     employee 孔x2 is): it claims what it names."""
-    # The words is_framing counts (whole Chinese words, not the character pairs matching compares).
     text = m.strip_lead(body, lang).strip()
     # A phrase, not a sentence of framing ("通读上述段落，答案的依据如下。" holds one content word too).
     if re.search(r"[，,；;：:]", text) or len(text) > (16 if lang == "zh" else 60):
         return False
+    # The words is_framing counts (whole Chinese words, not the character pairs matching compares).
     words = {w for w in language.content_words(text, lang) if not language.is_numeral(w)}
     framing = cues_zh.FRAMING if lang == "zh" else m.FRAMING
     return len(words) == 1 and not words <= framing

@@ -170,15 +170,20 @@ def zh_title_role(asked: list[Party], heading: str) -> str | None:
     does not say), a criminal one or a party it does not name."""
     if not asked or "二审" in heading or "再审" in heading:
         return None
-    split = re.search(r"与|诉", heading)
-    if split is None:
+    sides = _title_sides(heading)
+    if sides is None:
         return None
-    left, right = heading[: split.start()], heading[split.end() :]
-    if names_any(parties(left, "zh"), asked):
+    if names_any(parties(sides[0], "zh"), asked):
         return "原告"
-    if names_any(parties(right, "zh"), asked):
+    if names_any(parties(sides[1], "zh"), asked):
         return "被告"
     return None
+
+
+def _title_sides(heading: str) -> tuple[str, str] | None:
+    """A Chinese title's two sides of its 与 or 诉 (plaintiffs, defendants); None without one."""
+    split = re.search(r"与|诉", heading)
+    return (heading[: split.start()], heading[split.end() :]) if split else None
 
 
 @lru_cache(maxsize=1 << 14)
@@ -253,7 +258,13 @@ def _named_after(text: str, end: int) -> Party | None:
 # them), 被告一 (a defendant, by its header entry "被告一：慈溪市某某五金厂").
 _ZH_ORDINAL_ACCUSED = re.compile(r"第([一二三四五])被告人")
 _ZH_ORDINAL_DEFENDANT = re.compile(r"被告([一二三四五])(?![审])")
-_ZH_PLACES = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+_ZH_NUMERALS = "一二三四五"
+_DEFENDANT_ENTRY = re.compile(r"(?:^|(?<=[。；;]))\s*被告([一二三四五])[：:]")
+
+
+def _numbered_defendants(texts: list[str]) -> list[tuple[str, Party | None]]:
+    """The numbered defendants' header entries of Chinese texts ("被告二：姜x2"), in order: numeral, party."""
+    return [(e.group(1), _named_after(text, e.end())) for text in texts for e in _DEFENDANT_ENTRY.finditer(text)]
 
 
 def zh_ordinal_party(question: str, heading: str, texts: list[str]) -> Party | None:
@@ -265,39 +276,24 @@ def zh_ordinal_party(question: str, heading: str, texts: list[str]) -> Party | N
         if "刑" not in heading:
             return None
         listed = parties(heading, "zh")
-        place = _ZH_PLACES[accused.group(1)]
+        place = _ZH_NUMERALS.index(accused.group(1)) + 1
         return listed[place - 1] if len(listed) >= place else None
     defendant = _ZH_ORDINAL_DEFENDANT.search(question)
     if defendant is None:
         return None
-    entry = re.compile(rf"(?:^|(?<=[。；;]))\s*被告{defendant.group(1)}[：:]")
-    for text in texts:
-        found = entry.search(text)
-        if found is not None:
-            return _named_after(text, found.end())
-    return None
-
-
-_ZH_NUMERALS = "一二三四五"
+    return next((owner for numeral, owner in _numbered_defendants(texts) if numeral == defendant.group(1)), None)
 
 
 def zh_numbered_roles(party: Party, heading: str, texts: list[str]) -> frozenset[str]:
     """The numbered roles a Chinese judgment gives a party: its header entry ("被告二：姜x2") or its place among
     two or more defendants of a first-instance title ("……与程某、姜x2……纠纷一审民事判决书": 被告二, 第二被告)."""
-    found: set[str] = set()
-    for text in texts:
-        for entry in re.finditer(r"(?:^|(?<=[。；;]))\s*被告([一二三四五])[：:]", text):
-            owner = _named_after(text, entry.end())
-            if owner is not None and same(owner, party):
-                found |= {f"被告{entry.group(1)}", f"第{entry.group(1)}被告"}
-    if not found and zh_title_role([party], heading) == "被告":
-        side = heading[re.search(r"与|诉", heading).end() :]  # type: ignore[union-attr]
-        listed = parties(side, "zh")
+    numerals = {numeral for numeral, owner in _numbered_defendants(texts) if owner is not None and same(owner, party)}
+    if not numerals and zh_title_role([party], heading) == "被告":
+        listed = parties(_title_sides(heading)[1], "zh")  # type: ignore[index]
         place = next((k for k, p in enumerate(listed) if same(p, party)), None)
         if len(listed) > 1 and place is not None and place < len(_ZH_NUMERALS):
-            numeral = _ZH_NUMERALS[place]
-            found |= {f"被告{numeral}", f"第{numeral}被告"}
-    return frozenset(found)
+            numerals = {_ZH_NUMERALS[place]}
+    return frozenset(role for n in numerals for role in (f"被告{n}", f"第{n}被告"))
 
 
 # What follows a header entry's role: a colon ("原告：卫x5"), or the name and its particulars ("被告人樊某，男，"),

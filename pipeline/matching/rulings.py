@@ -36,6 +36,11 @@ def is_ruling_reference(fact: str, lang: str) -> bool:
     return bool((_ZH_REFERENCE if lang == "zh" else _EN_REFERENCE).match(fact))
 
 
+def rejects(text: str) -> bool:
+    """Whether an English ruling rejects what it rules on ("That submission is rejected", "... fails")."""
+    return bool(_EN_REJECTS.search(text))
+
+
 def ruling(text: str, lang: str) -> str | None:
     """"in part", "rejected" or "accepted": the ruling a text gives first; None when it gives none."""
     if lang == "zh":
