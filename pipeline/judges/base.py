@@ -50,7 +50,8 @@ _FINISHED = {
 # published, never the thousands separator of 218,452.37): a clause closed by one is finished, and only what
 # follows the last such mark is the unfinished tail ("被告尚欠本金218,452.37元、利息及罚息9" states the
 # principal). A colon opens what follows and closes nothing ("第[1]段写明：" states nothing by itself).
-_CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9])")}
+# A , right after a digit at the cut may be a thousands separator ("赔偿金人民币壹拾万零捌仟元整(108,"): no end.
+_CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9]|$)")}
 # A figure closed by its unit, 元 or %, is whole whatever the cut leaves after it ("吴某尚欠货款63,500元" states
 # the debt; "本金218,452." does not): the clause up to its unit is finished. A duration, a date or a bare 万
 # may still go on (三年 -> 三年六个月, 3万 -> 3万5千元), so they close nothing.
@@ -60,6 +61,8 @@ _FIGURE_END = {"zh": re.compile(
 )}
 
 
+_BARE_NUMBER = re.compile(r"(?:,|\s+(?:and|or))\s+[0-9][0-9,.]*$")
+_COUNTED = re.compile(r"\b[0-9][0-9,]*\s+[a-z]{3,}")
 _QUOTE_OPENS = re.compile(r"^[^\"“]{0,40}:\s*[\"“]")
 
 
@@ -91,9 +94,13 @@ def _pasted_through(text: str, end: int, passages: Sequence[Passage]) -> int:
         if split is not None:
             stop = split - at
         whole = run[:stop].rstrip(" ,;:(")
+        # A number whose noun never came ("312 handbags and 188" of "... and 188 wallets") counts nothing.
+        bare = _BARE_NUMBER.search(whole)
+        if bare and passage.text[at + bare.end() : at + bare.end() + 2].strip()[:1].isalpha():
+            whole = whole[: bare.start()].rstrip(" ,;:(")
         # Only a paste naming a value whole is read on: "The landlord was not entitled to" states nothing,
-        # its negation's object never came.
-        named = values.kinds(whole, "en")
+        # its negation's object never came; a count is a value ("312 handbags").
+        named = values.kinds(whole, "en") or _COUNTED.search(whole)
         return start + len(whole) if len(whole.split()) >= 3 and named else end
     return end
 

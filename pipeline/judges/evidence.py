@@ -248,6 +248,10 @@ class ContextView:
             return False if cited else None
         return bool(own & self.asked_cases)
 
+    def of_asked_case(self, passage: int) -> bool | None:
+        """Whether a passage is of the case the question names (None: it cannot tell)."""
+        return self._case(Sentence("", set(), set(), False, passage=passage))
+
     def _other_role(self, s: Sentence) -> bool:
         roles = ordinal_roles(s.text) if self.asked_roles else frozenset()
         return bool(roles) and not roles & self.asked_roles
@@ -387,12 +391,15 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
         # A claim stated, then the court's ruling on it ("原告主张的精神损害抚慰金缺乏法律依据，本院依法予以驳回"):
         # the ruling answers.
         at = parts.index(scored[0][1])
-        ruling = next((p for p in parts[at:] if _ZH_RULING.search(p)), None)
-        if ruling is not None:
-            return sentence(ruling, lang, s.passage)
+        k = next((k for k in range(at, len(parts)) if _ZH_RULING.search(parts[k])), None)
+        # Not a ruling on another submission named between them ("……亦不构成重大过失,被告关于……的抗辩,本院不予
+        # 支持": the court's own finding answers, the ruling is on the defence).
+        if k is not None and not any(_ZH_SUBMISSION.search(p) for p in parts[at + 1 : k]):
+            return sentence(parts[k], lang, s.passage)
     return sentence(scored[0][1], lang, s.passage)
 
 
+_ZH_SUBMISSION = re.compile(r"抗辩|辩称|主张|请求|意见|辩解")
 _ZH_RULING = re.compile(r"(?:本院|法院)[^，,；;]{0,8}(?:支持|驳回|采纳|采信|认可)|(?:不予|予以)(?:支持|驳回|采纳|采信|认可)")
 
 
@@ -406,7 +413,15 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     reverse when the question asks about a figure the statement does not give but gives others instead
     ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
     HK$8,000": no)."""
-    same = m.is_negative(question, lang) == statement.negative
+    asked_negative, negative = m.is_negative(question, lang), statement.negative
+    premise, _, asked = without_cases(question).partition("是否") if lang == "zh" else ("", "", "")
+    if asked and m.is_negative(premise, lang):
+        # A negation in what the question takes as given ("原告未握紧扶手是否构成重大过失") is not what it asks:
+        # its polarity is that of what follows 是否, and the statement's without the given restated.
+        asked_negative = m.is_negative(asked, lang)
+        if not statement.ruling:
+            negative = m.is_negative(_without_given(statement.text, premise), lang)
+    same = asked_negative == negative
     # The figures of the question, not of the case number that frames it ("在（2016）皖1125刑初219号案中").
     asked = m.numbers(without_cases(question), lang)
     if asked and statement.numbers and asked.isdisjoint(statement.numbers):
@@ -417,6 +432,20 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     if whole.search(question) and part.search(statement.text) and not whole.search(statement.text):
         same = not same
     return "yes" if same else "no"
+
+
+_GIVEN_NEGATION = re.compile(r"(?:没有|[不未没无非])[\u4e00-\u9fff]{1,2}")
+
+
+def _without_given(text: str, premise: str) -> str:
+    """A Chinese statement without the negated phrases it shares with a question's premise (未握紧 of
+    "原告未握紧扶手是否……")."""
+    for phrase in _GIVEN_NEGATION.findall(premise):
+        if phrase in text or len(phrase) < 3:
+            text = text.replace(phrase, " ")
+        else:
+            text = text.replace(phrase[:-1], " ")
+    return text
 
 
 _WHOLE = {False: re.compile(r"\b(?:in\s+full|in\s+its\s+entirety|fully|wholly|entirely)\b", re.I),

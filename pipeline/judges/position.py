@@ -27,6 +27,7 @@ from pipeline.matching.parties import (
     topic_words,
     without_cases,
     without_parties,
+    without_titled_roles,
     zh_roles,
 )
 from pipeline.matching.parties import on_topic as speaks_of
@@ -63,7 +64,8 @@ _ASKS_DISPOSITION = {
     "zh": re.compile(r"(?:如何|怎样|怎么)(?:判决|裁判|裁定|处理)|判决(?:结果|如何|内容)|裁判结果"),
     "en": re.compile(
         r"\bhow\s+(?:did|was|were)\b.{0,40}\b(?:decide|decided|rule|ruled|dispose|disposed|determine|determined)\b"
-        r"|\bwhat\s+(?:orders?|was\s+the\s+(?:outcome|result|disposition))\b",
+        r"|\bwhat\s+(?:orders?|was\s+the\s+(?:outcome|result|disposition))\b"
+        r"|\bwhat\s+did\s+the\s+(?:court|tribunal|judge|magistrate)\s+do\s+(?:with|about)\b",
         re.I,
     ),
 }
@@ -110,7 +112,12 @@ def _only_submissions(answer: str, question: str, lang: str) -> bool:
         return False
     body, _ = statements.split_filler(answer, lang)
     claims = [c for c in ev.sentences(body, lang) if not m.is_framing(c, lang)]
-    return bool(claims) and all(statements.is_issue_or_submission(c, lang) for c in claims)
+    # A claim naming the submission with no ruling on it ("其关于亏损全部属于正常投资风险……的抗辩。") restates it too.
+    return bool(claims) and all(
+        statements.is_issue_or_submission(c, lang)
+        or (statements.reports_submission(c, lang) and rulings.ruling(c, lang) is None)
+        for c in claims
+    )
 
 
 def _asks_disposition(question: str, lang: str) -> bool:
@@ -145,9 +152,9 @@ def _names_which(answer: str, question: str, lang: str) -> bool | None:
 # question has none): "被告某保险公司的委托诉讼代理人王某" to "被告的代理律师是谁".
 _ASKS_WHO = {
     "zh": re.compile(r"谁|哪位|何人|哪一方|哪家"),
-    # "What was the name of the shift supervisor who ..." asks who as "who" does.
+    # "What was the name of the shift supervisor who ...", "... of X's new managing director" asks who as "who" does.
     "en": re.compile(r"\bwho(?:m|se)?\b|\bwhich\s+(?:party|person|company|firm|solicitor|counsel|lawyer|judge)\b"
-                     r"|^\s*(?:In\s[^,]*,\s*)?what\s+(?:was|is)\s+the\s+name\s+of\s+the\b", re.I),
+                     r"|^\s*(?:In\s[^,]*,\s*)?what\s+(?:was|is)\s+the\s+name\s+of\b", re.I),
 }
 
 
@@ -250,7 +257,8 @@ def asks_figure(question: str, lang: str) -> bool:
 # a date to "when", "on what date", 哪一天.
 _ASKS_DATE = {
     "zh": re.compile(r"何时|什么时[候间]|哪一?(?:天|日)|几月几日"),
-    "en": re.compile(r"^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+date\b", re.I),
+    "en": re.compile(r"^\s*(?:In\s[^,]*,\s*)?when\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+date\b"
+                     r"|\bwhat\s+(?:was|is)\s+the\s+(?:[a-z-]+\s+)?date\b", re.I),
 }
 
 
@@ -263,6 +271,24 @@ _ENDS = {
     "zh": re.compile(r"止|为止|届满|至\S|截至|截止|到期"),
     "en": re.compile(r"\buntil\b|\bup\s+to\b|\bending\b|\bexpir|\bterminat|\bceases?\b|\bby\s+\d", re.I),
 }
+
+
+# A question asking for a period (期间是什么, "for what period"): only two dates joined as a span or a length of
+# time name one; a single date (the day the advert came down) is another item's.
+_ASKS_PERIOD = {
+    "zh": re.compile(r"期间(?:是|为)?(?:什么|多久|多长)|(?:什么|哪个|哪段|多长)期间|期限(?:是|为)(?:什么|多久|多长)"),
+    "en": re.compile(r"\b(?:for|over|during)\s+what\s+period\b|\bwhat\s+(?:was|is)\s+the\s+period\b"
+                     r"|\bbetween\s+what\s+dates\b", re.I),
+}
+_SPAN = {
+    "zh": re.compile(r"日\s*(?:至|到|—|-|～|~)\s*(?:[0-9０-９〇零一二三四五六七八九十]+年)?[0-9０-９〇零一二三四五六七八九十]+月"
+                     r"|月\s*(?:至|到)\s*(?:[0-9０-９〇零一二三四五六七八九十]+年)?[0-9０-９〇零一二三四五六七八九十]+月"),
+    "en": re.compile(r"\bfrom\b[^.;]{0,40}\b(?:to|until|till)\b|\bbetween\b[^.;]{0,40}\band\b", re.I),
+}
+
+
+def _offers_period(answer: str, lang: str) -> bool:
+    return bool(_SPAN[lang].search(answer)) or bool(values.kinds(answer, lang) & values.DURATIONS)
 
 
 # A place to "where" (何处, 在哪里) when no reference says it: a reply naming none takes no position ("遗嘱正文
@@ -284,13 +310,14 @@ _ASKS_FIRM = re.compile(r"\bwhich\s+(?:firm|company)\b", re.I)
 _FIRM = re.compile(r"\bMessrs\b|&\s*Co\b|\b(?:Limited|Ltd|Company|LLP|Solicitors)\b")
 
 
-def _names_another(answer: str, question: str, passages: list[str] | None = None) -> bool:
+def _names_another(answer: str, question: str, passages: list[str] | None = None, headings: list[str] | None = None) -> bool:
     """Whether an English reply names a party, or a role, that the question does not name (a role the
-    passages give a party it names is that party: "The appellant" for Ms Tsui Wing-kwan); to a question
-    asking which firm or company, whether it names a firm or a company."""
+    passages or the case title give a party it names is that party: "The appellant" for Ms Tsui Wing-kwan);
+    to a question asking which firm or company, whether it names a firm or a company."""
     if _ASKS_FIRM.search(question):
         return bool(_FIRM.search(answer.replace(question, " ")))
     asked = parties(question, "en")
+    answer = without_titled_roles(answer, asked, headings or [])
     if any(not names_any([p], asked) for p in parties(answer, "en")):
         return True
     return bool(role_words(answer) - role_words(question) - en_roles_of(asked, passages or []))
@@ -321,6 +348,9 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
     offers none ("年利率109.5%" to from when a penalty runs)."""
     offered = values.kinds(answer, lang)
     asked = set().union(*(values.kinds(f, lang) for f in facts)) if facts else set()
+    if _ASKS_AGE["zh" if lang == "zh" else "en"].search(question):
+        # Asked how old, only an age offers one: a length of time or a sum does not ("14 months had passed").
+        return values.states_age(answer, lang)
     if (not facts or asked == {"date"}) and _ASKS_DATE["zh" if lang == "zh" else "en"].search(question):
         return "date" in offered
     if not facts and _ASKS_AMOUNT["zh" if lang == "zh" else "en"].search(question):
@@ -366,6 +396,9 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
         # interest runs).
         if asked <= {"share"} and offered - values.SITUATING:
             return False
+        # Asked for a sum, a count offers none ("共412台出售给他人" to 得款多少).
+        if asked <= {"money"} and offered - values.SITUATING == {"count"}:
+            return False
         # Asked for a sum, a time limit for paying it offers none ("上述款项在交房后30日内支付", "within 14 days").
         deadline = _DEADLINE[lang == "zh"]
         if asked <= {"money"} and deadline.search(answer):
@@ -374,6 +407,11 @@ def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "")
                 return False
     # A number the question itself names ("the part of Lot 1103") is no figure offered.
     return bool(offered - values.SITUATING) or bool(set(re.findall(r"\d+", bare)) - set(re.findall(r"\d+", question)))
+
+
+_ASKS_AGE = {"zh": re.compile(r"多大年纪|多少岁|几岁|年龄(?:是|为)?多少"),
+             "en": re.compile(r"\bhow\s+old\b|\bat\s+what\s+age\b|\bwhat\s+(?:was|is)\s+\S+\s+age\b", re.I)}
+_BARE_COUNT = re.compile(r"^\s*[0-9][0-9,]*\s*$")
 
 
 def _figure_only(fact: str, lang: str) -> bool:
@@ -585,9 +623,12 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # off, only a clause on what was asked does.
     cut_short = cut_off(item)
     cut = cut_short and pasted(answer, item, lang)
+    period = _ASKS_PERIOD["zh" if lang == "zh" else "en"].search(qa.question)
     for sentence in ev.sentences(answer, lang) if cut else [answer]:
         scoped = not cut or within_scope(sentence, qa, lang)
         for clause in clauses(sentence, lang):
+            if period and not _offers_period(clause, "zh" if lang == "zh" else "en"):
+                continue
             if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
                 return True
     # A reply that is a name and nothing more offers that name for what was asked ("Ms Lau Mei-ling." to who
@@ -618,7 +659,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if lang == "zh" and asks_agent(qa.question) and not parties(answer, lang):
         return False
     if lang != "zh" and asks_who(qa.question, lang) and not _names_another(
-        answer, qa.question, [p.text for p in item.passages]
+        answer, qa.question, [p.text for p in item.passages], [p.heading for p in item.passages]
     ):
         # So does a finished English reply to a question asking who that names nobody the question does
         # not name ("produced the notice of the meeting ..." to who gave evidence; the charge naming both
@@ -637,6 +678,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             and speaks_of(c, qa.question, lang)
             for c in clauses(answer, lang)
         )
+    if _ASKS_PERIOD["zh" if lang == "zh" else "en"].search(qa.question) and not _offers_period(
+        answer, "zh" if lang == "zh" else "en"
+    ):
+        return False
     # Asked until when, a reply naming no end point takes no position: the date a period opens
     # ("自二〇二二年五月起每月……支付抚养费" to when the payments stop) is its start.
     if _ASKS_END["zh" if lang == "zh" else "en"].search(qa.question) and not _ENDS[
@@ -649,7 +694,8 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # So it does to a question whose reference is a figure and nothing more ("$16,500" for "what was the
     # monthly rent?"; "No rent has been paid since 1 May 2022" names none), and to a question asking for a
     # figure that the set marks impossible.
-    figure_facts = [f for f in facts if values.kinds(f, lang)]
+    # A bare count is a figure too ("312" handbags; English has no kind for counts).
+    figure_facts = [f for f in facts if values.kinds(f, lang) or _BARE_COUNT.match(f)]
     asks = asks_figure(qa.question, lang) or bool(facts) and all(_figure_only(f, lang) for f in facts)
     if asks and (figure_facts or not facts) and not _offers_figure(answer, facts, lang, qa.question):
         return False

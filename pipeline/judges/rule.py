@@ -482,6 +482,17 @@ class RuleJudge:
             header = item.passages[best.passage].text
             own = [t.text for t in view.passages[best.passage].sentences]
             return "contradicted" if agent_of_asked_party(item.qa.question, own, header) else "unsupported"
+        copied = _copied_from(body, item)
+        asked_case = [view.of_asked_case(i) for i in range(len(item.passages))]
+        if verdict == "contradicted" and copied is not None and (
+            not item.qa.facts or asked_case[copied] or not any(asked_case)
+        ):
+            # A sentence of the case asked copied whole states what its passage states: offered for the item
+            # asked it gives another item's value (the claim's 280,000元 for the whole compensation), which
+            # supports nothing of what was asked; so does any passage's sentence to a question the set marks
+            # impossible, or where no passage is of the case asked. (Another case's figure for the very item
+            # asked, beside that case's own, is contradicted.)
+            return "unsupported"
         return verdict
 
     def _of_another_entry(
@@ -816,7 +827,8 @@ class RuleJudge:
         words = m.content_words(body, lang)
         asked = _asked(question, lang)
         claim = _carrying_sentence(body, asked, lang)
-        if not words:
+        # A bare Yes/No, or one followed by framing only ("是。通读上述段落，答案的依据如下。"), answers the question.
+        if not words or not claim:
             return True
         # A question naming its case asks about everyone in it: the decedent 罗某某 of a passage of
         # 《罗x3与蒋0、罗2法定继承纠纷……》 is no other party than the title's.
@@ -1135,6 +1147,14 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
             if len(given) == 1:
                 return s, "yes" if given == asked else "no"
     return None
+
+
+def _copied_from(body: str, item: JudgeItem) -> int | None:
+    """The passage a claim is a stretch of, copied whole (citations aside), or None."""
+    own = m.squashed(m.strip_citations(body))
+    if len(own) < 12:
+        return None
+    return next((i for i, p in enumerate(item.passages) if own in m.squashed(p.text)), None)
 
 
 def _one_word_answer(body: str, lang: str) -> bool:

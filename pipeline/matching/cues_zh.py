@@ -94,8 +94,13 @@ FRAMING = frozenset(
 CURRENCY = frozenset("元 万元 亿元 人民币 美元 港元 港币 币".split())
 
 
+# A term quoted or a law's title names what it names: its negation ("已付费用概不退还"条款, 《反不正当竞争法》)
+# is no negation of the sentence's (a quote of a whole passage, longer, is read).
+_NAMED = re.compile(r"“[^“”]{1,15}”|「[^「」]{1,15}」|《[^《》]{1,40}》")
+
+
 def is_negative(text: str) -> bool:
-    stripped = _NOT_NEGATION.sub(" ", _A_NOT_A.sub(" ", text))
+    stripped = _NOT_NEGATION.sub(" ", _A_NOT_A.sub(" ", _NAMED.sub(" ", text)))
     return any(ch in stripped for ch in NEGATION_CHARS) or any(w in stripped for w in NEGATION_WORDS)
 
 

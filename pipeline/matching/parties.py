@@ -164,6 +164,29 @@ def roles_in_title(asked: list[Party], heading: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_ROLE_MENTION = re.compile(f"(?P<place>{_EN_ORDINAL_ROLE.pattern})|{_EN_ROLES.pattern}", re.I)
+
+
+def without_titled_roles(text: str, asked: list[Party], headings: list[str]) -> str:
+    """An English text without the roles case titles give the parties asked ("the first defendant's new
+    managing director" of Wonder Crest, first defendant of "Kam Tai ... v Wonder Crest ... and Sunwah ..."; a
+    bare "the appellant" of the one appealing): those roles name the parties asked, no one else."""
+    titled = frozenset().union(*(roles_in_title(asked, h) for h in headings)) if headings else frozenset()
+    if not titled:
+        return text
+    sides = {code[-1] for code in titled}
+
+    def named(role: re.Match[str]) -> str:
+        said = role.group(0)
+        if role.group("place"):
+            return " " if ordinal_roles(said) <= titled else said
+        # "the defendants" are more than the one asked.
+        return " " if _SIDES.get(said.lower(), "") in sides else said
+
+    # One pass, an ordinal role read whole ("the second defendant" is not a bare "defendant").
+    return _ROLE_MENTION.sub(named, text)
+
+
 def zh_title_role(asked: list[Party], heading: str) -> str | None:
     """The role a Chinese first-instance title gives the party asked: in "卢x9与龚某财产损害赔偿纠纷一审民事判决书"
     (or "卢x9诉龚某……") 卢x9 is the 原告 and 龚某 the 被告; None for an appeal's title (which side appealed it

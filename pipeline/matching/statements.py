@@ -43,7 +43,11 @@ _ZH_FINDING = re.compile(
     r"|[，,；;]\s*但(?:是|其)?(?:未能|未|没有|无法|不能)(?:提供|举证|举出|证明)"
 )
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").
-_EN_REPORTED = re.compile(r"\b(?:contended|submitted|argued|alleged|asserted|claimed|counterclaimed|asked|sought)\b", re.I)
+# (A question on what a party said: "At what rate did Ms Chu say Mr Wan had agreed to pay interest?")
+_EN_REPORTED = re.compile(
+    r"\b(?:contended|submitted|argued|alleged|asserted|claimed|counterclaimed|asked|sought)\b|\bdid\s+[^?]{0,60}\bsay\b",
+    re.I,
+)
 # (A question on a defence: "殷某对漏水提出了什么抗辩?", "被告的答辩意见是什么".)
 _ZH_REPORTED = re.compile(r"诉称|辩称|主张|请求|申请|抗辩|答辩|辩解")
 
@@ -62,10 +66,16 @@ _ZH_FILLER = re.compile(
 )
 
 
+# A thing that "had been found" is the submission's narrative ("... would not have united even if it had been
+# found on 7 February"), not the court finding.
+_EN_NOT_FINDING = re.compile(r"\bbeen\s+found\b", re.I)
+
+
 def is_issue_or_submission(sentence: str, lang: str) -> bool:
     """A sentence that states what is to be decided or what a party says, not what was decided."""
     issue, finding = (_ZH_ISSUE, _ZH_FINDING) if lang == "zh" else (_EN_ISSUE, _EN_FINDING)
-    return bool(issue.search(sentence)) and not finding.search(sentence)
+    said = sentence if lang == "zh" else _EN_NOT_FINDING.sub(" ", sentence)
+    return bool(issue.search(sentence)) and not finding.search(said)
 
 
 _ZH_CLAUSE_START = re.compile(r"[，,；;：:]")

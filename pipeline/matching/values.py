@@ -137,6 +137,14 @@ def without_period_starts(text: str, question: str, lang: str) -> str:
 _AGE = re.compile(r"\b\d+[\s-]+years?[\s-]+old\b|\baged\s+\d+\b", re.I)
 
 
+_ZH_AGE = re.compile(r"[0-9０-９]+\s*周?岁|[一二三四五六七八九十]+周?岁")
+
+
+def states_age(text: str, lang: str) -> bool:
+    """Whether a text states someone's age ("aged 23", "23 years old", "23岁")."""
+    return bool((_ZH_AGE if lang == "zh" else _AGE).search(text))
+
+
 def without_ages(text: str) -> str:
     """The text without the ages it states ("19 years old"): an age is no length of anything."""
     return _AGE.sub(" ", text)
