@@ -623,11 +623,13 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # off, only a clause on what was asked does.
     cut_short = cut_off(item)
     cut = cut_short and pasted(answer, item, lang)
-    period = _ASKS_PERIOD["zh" if lang == "zh" else "en"].search(qa.question)
+    key = "zh" if lang == "zh" else "en"
+    # Asked for a period, only a clause naming one answers (see _offers_period).
+    period = bool(_ASKS_PERIOD[key].search(qa.question))
     for sentence in ev.sentences(answer, lang) if cut else [answer]:
         scoped = not cut or within_scope(sentence, qa, lang)
         for clause in clauses(sentence, lang):
-            if period and not _offers_period(clause, "zh" if lang == "zh" else "en"):
+            if period and not _offers_period(clause, key):
                 continue
             if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
                 return True
@@ -678,9 +680,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             and speaks_of(c, qa.question, lang)
             for c in clauses(answer, lang)
         )
-    if _ASKS_PERIOD["zh" if lang == "zh" else "en"].search(qa.question) and not _offers_period(
-        answer, "zh" if lang == "zh" else "en"
-    ):
+    if period and not _offers_period(answer, key):
         return False
     # Asked until when, a reply naming no end point takes no position: the date a period opens
     # ("自二〇二二年五月起每月……支付抚养费" to when the payments stop) is its start.
@@ -704,7 +704,6 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     # another item's "judgment for the plaintiff for $352,000" to what amount of costs); a sum pasted on
     # another matter alone is none (a loan disbursed to how much was spent on medical fees).
     # So is a count offered to "how many" ("37 retail customers").
-    key = "zh" if lang == "zh" else "en"
     if (
         not facts
         and (
