@@ -30,6 +30,7 @@ from pipeline.matching.parties import (
     ordinal_roles,
     parties,
     without_cases,
+    zh_entry_owner,
 )
 from pipeline.records import Passage
 
@@ -167,8 +168,10 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
 
 
 def _with_gathered(s: Sentence, passage: str) -> Sentence:
-    """A sentence gathering parties under a count (二公司, 三被告人) is about each of them."""
-    extra = [p for p in gathered(s.text, passage) if p not in s.parties]
+    """A sentence gathering parties under a count (二公司, 三被告人) is about each of them; an agent's line
+    in a header entry is about the party the entry is of."""
+    owner = zh_entry_owner(s.text, passage)
+    extra = [p for p in [*gathered(s.text, passage), *([owner] if owner else [])] if p not in s.parties]
     return replace(s, parties=s.parties + extra) if extra else s
 
 

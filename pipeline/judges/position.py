@@ -162,6 +162,35 @@ def asks_who(question: str, lang: str) -> bool:
     return bool(_ASKS_WHO["zh" if lang == "zh" else "en"].search(question))
 
 
+# A Chinese question asking what someone is to a party or in a company (潘某是被告的什么人员, 姚2在被告一担任什么
+# 职务, 丁某是什么身份), and one asking a name (负责人叫什么, 两名教师分别叫什么名字).
+_ZH_ASKS_ROLE = re.compile(r"什么(?:人员|人(?!民)|职务|职位|身份)|何种(?:职务|身份)|担任何")
+_ZH_ASKS_NAME = re.compile(r"叫什么|姓名")
+# The nouns a Chinese judgment states a standing or a relation by (该公司员工, 法律工作者, 副局长, 系被告之子).
+_ZH_ROLE_NOUN = re.compile(
+    r"工作人员|人员|员工|职工|律师|法律工作者|董事长?|监事|经理|主管|负责人|经营者|股东|会计|出纳|司机|店长|厂长|局长|主任"
+    r"|教师|老师|医生|护士|之[子女妻夫父母弟兄姐妹]|[父母]亲|丈夫|妻子|儿子|女儿|弟弟|哥哥|姐姐|妹妹|亲属|朋友|同事"
+)
+
+
+def _zh_offers_role(answer: str, question: str) -> bool:
+    """Whether a Chinese reply states someone's standing, other than one the question names: in a clause
+    naming a party ("委托诉讼代理人：苗x9，四川某某律师事务所律师"), after 系/是/为/担任 ("系某某鞋店经营者"), or as
+    a bare phrase ("该公司员工。"). "未安排人员每日巡查" names no one's standing."""
+    asked = set(_ZH_ROLE_NOUN.findall(_ZH_ASKS_ROLE.sub(" ", question)))
+    # Framing is read too: a bare standing ("该公司员工。") reads as framing, and framing names no standing.
+    claimed = [m.strip_citations(s) for s in ev.sentences(answer, "zh")]
+    for clause in (c for s in claimed for c in clauses(s, "zh")):
+        nouns = [n for n in _ZH_ROLE_NOUN.finditer(clause) if n.group(0) not in asked]
+        if not nouns:
+            continue
+        bare = len(clause.strip(" 。.，,；;")) <= 14 and clause.strip(" 。.，,；;").endswith(nouns[-1].group(0))
+        stated = any(re.search(r"(?:系|是|为|担任)[^，,。；;]{0,12}$", clause[: n.start()]) for n in nouns)
+        if bare or stated or parties(" ".join(claimed), "zh"):
+            return True
+    return False
+
+
 # What an English question asks a sum of money by ("what fee", "what price").
 _EN_MONEY_NOUNS = r"price|fee|rent|commission|deposit|salary|wages?|revenue|turnover|profit|income"
 
@@ -617,6 +646,13 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             and (not response or bool(_EN_RESPONSE.search(s)))
             for s in ev.sentences(answer, lang)
         )
+    if lang == "zh" and _ZH_ASKS_ROLE.search(qa.question):
+        # Asked what someone is, a reply takes a position by stating someone's standing (another person's
+        # offered for the one asked included); a pasted sentence stating none offers nothing.
+        return _zh_offers_role(answer, qa.question)
+    if lang == "zh" and _ZH_ASKS_NAME.search(qa.question) and not parties(answer, lang):
+        # Asked a name, a reply naming no one ("该分公司总经理。", "两名教师在场") gives none.
+        return False
     topic = topic_words(qa.question, lang)
     facts = answer_facts(qa)
     # A finished reply offering a value of the kind asked gives it as the answer; of a pasted passage cut

@@ -46,6 +46,17 @@ _ZH_COMPANY = re.compile(
 )
 
 
+# Chinese public bodies, the defendants of administrative suits and the bodies that assign counsel: a
+# place first (合肥市某区, 株洲市石峰区, 某村), then up to fourteen characters ending in what the body is
+# (市场监督管理局, 法律援助中心, 街道办事处, 村民委员会, 人民政府). It starts after no particle, role or
+# verb ("由被告洛阳市……局" is 洛阳市……局), so the court's "由……负担" names the body, not 由.
+_ZH_PUBLIC_BODY = re.compile(
+    r"(?:(?<![\u4e00-\u9fff])|(?<=[告人方为于向与和对及在由将被的了是从等其该系销认令诉经]))"
+    r"(?![由向经系与和及对在将被的撤确责诉告])"
+    r"(?:[\u4e00-\u9fff]{1,3}?(?:省|自治区|市|县|区)|某)"
+    r"[\u4e00-\u9fff]{0,14}?(?:法律援助中心|办事处|局|委员会|人民政府)"
+)
+
 # Roles name a party by its place in the case, not by who it is: what a question asks, names and roles
 # aside, is its topic.
 _EN_ROLES = re.compile(
@@ -349,6 +360,17 @@ def zh_entry_agents(text: str, party: Party) -> list[Party]:
     return found
 
 
+def zh_entry_owner(sentence: str, passage: str) -> Party | None:
+    """The party whose Chinese header entry holds an agent's sentence ("辩护人潘x3,……由……法律援助中心指派。"
+    after "被告人龚x5,女,……"): the agent acts for that party, so the sentence is about it too; None for any
+    other sentence."""
+    at = passage.find(sentence)
+    if at < 0 or not re.match(rf"\s*(?:{_AGENTS})", sentence):
+        return None
+    entries = [e for e in _ENTRY.finditer(passage) if _HEADER_ENTRY.match(passage, e.end())]
+    before = [e for e in entries if e.start() <= at]
+    return _named_after(passage, before[-1].end()) if before else None
+
 # A Chinese judgment gathers parties it has named under a count ("故二公司对熊某的上述债务承担连带清偿责任",
 # "三被告人"): the sentence is about each of them. "第二被告" is an ordinal, not a count.
 _ZH_COLLECTIVE = re.compile(r"(?<!第)(?:上述)?[二两三四五]家?(公司|被上诉人|上诉人|被告人|被告|原告)|上述(公司|被告人|被告|原告)")
@@ -560,6 +582,7 @@ def _parties(text: str, lang: str) -> tuple[Party, ...]:
         text = _CASE_NUMBER.sub(" ", text)
         found = list(m.names(text, "zh"))
         found += [frozenset({c.group(0)}) for c in _ZH_COMPANY.finditer(text)]
+        found += [frozenset({b.group(0)}) for b in _ZH_PUBLIC_BODY.finditer(text)]
         return tuple(found)
     out = []
     for run in _EN_RUN.findall(text):

@@ -43,10 +43,11 @@ _ZH = {
         r"(?:人民币|港币|美元)?\s*\d[\d,，]*(?:\.\d+)?\s*(?:万|亿)?(?:元|美元|港元|港币)|(?:人民币|港币|美元)\s*\d[\d,，]*(?:\.\d+)?"
         r"|[一二三四五六七八九十百千万两]+(?:万|亿)?元"
     ),
-    # A date in digits or in numerals (二〇二一年三月五日), as judgments write both.
+    # A date in digits or in numerals (二〇二一年三月五日), as judgments write both; a year of four
+    # digits alone ("于1979年登记结婚") is a date too, never a length of 1979 years.
     "date": re.compile(
-        r"(?:\d{4}|[〇零○一二三四五六七八九]{4})\s*年\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*月"
-        r"(?:\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*日)?"
+        r"(?:\d{4}|[〇零○一二三四五六七八九]{4})\s*年(?:\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*月"
+        r"(?:\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*日)?)?"
     ),
     "days": re.compile(rf"{_ZH_NUM}\s*(?:日|天|个工作日)"),
     "months": re.compile(rf"{_ZH_NUM}\s*个\s*月"),
