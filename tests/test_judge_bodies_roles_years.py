@@ -106,3 +106,19 @@ TEACHERS = qa("b-name", "在《邵x1与某某幼儿园教育机构责任纠纷�
 def test_asked_a_name_a_reply_naming_no_one_gives_none():
     got = label("事发时该班两名教师在场,其中一名正在组织其他幼儿排队。", TEACHERS, (NURSERY,))
     assert got.behaviour == "unusable"
+
+
+SNACKS = Passage(
+    "sn/p4", "sn", "sn", "《贺某与某某食品有限公司网络购物合同纠纷一审民事判决书》",
+    "本院认为,原告通过网络向被告购买食品,双方形成网络购物合同关系。原告购买12盒饼干未超出合理消费范围,其要求退还货款并支付十倍赔偿金"
+    "的请求,本院予以支持。原告主张的取证费用缺乏必要性依据,本院不予支持。",
+)
+TENFOLD = qa("b-ten", "在《贺某与某某食品有限公司网络购物合同纠纷一审民事判决书》中，法院是否支持原告主张的十倍赔偿?", "是", SNACKS,
+             kind="yesno", facts=["Yes"])
+
+
+def test_a_yes_no_is_read_on_the_ruling_on_the_value_asked_not_on_the_ruling_beside_it():
+    wrong = label("否。原告主张的取证费用缺乏必要性依据,本院不予支持。", TENFOLD, (SNACKS,))
+    assert (wrong.faithfulness, wrong.correctness) == ("contradicted", "incorrect")
+    right = label("是。原告购买12盒饼干未超出合理消费范围,其要求退还货款并支付十倍赔偿金的请求,本院予以支持。", TENFOLD, (SNACKS,))
+    assert (right.faithfulness, right.correctness) == ("fully_supported", "correct")

@@ -387,18 +387,22 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
     if len(parts) < 2 or not words or s.ruling:
         return s
     scored = sorted(((len(words & m.haystack(p, lang)), p) for p in parts), key=lambda x: -x[0])
-    # Only a clause that holds more of them than any other answers on its own.
-    if scored[0][0] == 0 or scored[0][0] == scored[1][0]:
+    # Only a clause that holds more of them than any other answers on its own; in Chinese, clauses tied
+    # for most may be a claim and the court's ruling on it, read below.
+    tied = scored[0][0] == scored[1][0]
+    if scored[0][0] == 0 or tied and lang != "zh":
         return s
     if lang == "zh":
-        # A claim stated, then the court's ruling on it ("原告主张的精神损害抚慰金缺乏法律依据，本院依法予以驳回"):
-        # the ruling answers.
-        at = parts.index(scored[0][1])
+        # A claim stated, then the court's ruling on it ("原告主张的精神损害抚慰金缺乏法律依据，本院依法予以驳回";
+        # "其要求……支付十倍赔偿金的请求,本院予以支持"): the ruling answers.
+        at = min(parts.index(p) for n, p in scored if n == scored[0][0])
         k = next((k for k in range(at, len(parts)) if _ZH_RULING.search(parts[k])), None)
         # Not a ruling on another submission named between them ("……亦不构成重大过失,被告关于……的抗辩,本院不予
         # 支持": the court's own finding answers, the ruling is on the defence).
         if k is not None and not any(_ZH_SUBMISSION.search(p) for p in parts[at + 1 : k]):
             return sentence(parts[k], lang, s.passage)
+        if tied:
+            return s
     return sentence(scored[0][1], lang, s.passage)
 
 

@@ -677,7 +677,10 @@ class RuleJudge:
         # Asked whether the court upheld a claim, the sentence reporting the claim with the court's answer
         # to it ("原告主张按日万分之五计算违约金,过高,本院调整为按年利率6%计算") is the answer, submission or not.
         candidates = [s for s in pool if not s.statement or _cut_down(question, s.text, lang)]
-        best, recall = ev.align(topic, candidates)
+        # A value the question names ranks the sentences sharing its words: the 十倍赔偿金 ruling, not the
+        # 取证费用 one beside it, answers whether the 十倍赔偿 was upheld (a lot's number is no value).
+        asked_values = values.values(without_cases(question), values.kinds(without_cases(question), lang), lang)
+        best, recall = ev.align(topic, candidates, frozenset(asked_values))
         if best is None or recall < self.cfg.question_recall - 1e-9:
             return None, None
         if _cut_down(question, best.text, lang):
