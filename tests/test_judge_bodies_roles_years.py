@@ -122,3 +122,21 @@ def test_a_yes_no_is_read_on_the_ruling_on_the_value_asked_not_on_the_ruling_bes
     assert (wrong.faithfulness, wrong.correctness) == ("contradicted", "incorrect")
     right = label("是。原告购买12盒饼干未超出合理消费范围,其要求退还货款并支付十倍赔偿金的请求,本院予以支持。", TENFOLD, (SNACKS,))
     assert (right.faithfulness, right.correctness) == ("fully_supported", "correct")
+
+
+SHOES = Passage(
+    "sh/p5", "sh", "sh", "《某某鞋业有限公司与某某贸易有限公司、熊x2侵害商标权纠纷一审民事判决书》",
+    "判决如下:一、二被告立即停止销售侵权商品;二、被告某某贸易有限公司于本判决生效之日起十日内赔偿原告经济损失150,000元及合理开支6,000元;"
+    "三、被告熊x2于本判决生效之日起十日内赔偿原告经济损失10,000元及合理开支2,000元;四、驳回原告的其他诉讼请求。",
+)
+PAYS = qa("b-pay", "熊x2是否需要赔偿原告经济损失?", "是", SHOES, kind="yesno", facts=["Yes"])
+
+
+def test_orders_pasted_out_of_their_order_contradict_nothing():
+    got = label("是。三、被告熊x2于本判决生效之日起十日内赔偿原告经济损失10,000元及合理开支2,000元;二、被告某某贸易有限公司于本判决生效之日起"
+                "十日内赔偿原告经济损失150,000元及合理开支6,000元;", PAYS, (SHOES,))
+    assert (got.faithfulness, got.correctness) == ("fully_supported", "correct")
+    # A figure changed in one part is no paste: contradicted.
+    wrong = label("是。三、被告熊x2于本判决生效之日起十日内赔偿原告经济损失12,000元及合理开支2,000元;二、被告某某贸易有限公司于本判决生效之日起"
+                  "十日内赔偿原告经济损失150,000元及合理开支6,000元;", PAYS, (SHOES,))
+    assert wrong.faithfulness == "contradicted"

@@ -636,6 +636,10 @@ class RuleJudge:
         verdict, best = self._support(body, pool, lang, lead, question, reported or cut)
         if line is not None and line != lead:
             return "contradicted"
+        if verdict == "contradicted" and best is not None and _pasted_parts(body, item.passages[best.passage].text):
+            # The orders pasted out of their order, each word for word, with the passage's own answer: their
+            # figures are the passage's, split over its sentences, which contradict nothing.
+            verdict = "supported"
         if verdict != "supported" and stating is not None and _pastes_answer(body, stating, item):
             # The passage's answering sentence pasted with the words around it ("邱0……系主犯；被告人韦x5……
             # 系从犯" to whether 韦x5 was a principal): the words about another party of that judgment rest
@@ -1218,6 +1222,14 @@ def _gives(lead: str, question: str, statement: Sentence, lang: str) -> bool:
     if not ev.on_topic(question, statement, lang):
         return True
     return lead == ("no" if _cut_down(question, statement.text, lang) else ev.bottom_line(question, statement, lang))
+
+
+def _pasted_parts(body: str, passage: str) -> bool:
+    """Whether a claim is a passage's orders pasted part by part ("三、被告姚x2……;二、被告东莞市某某贸易有限公司
+    ……;"): each part word for word in that passage, so its figures are the passage's own, whatever
+    sentences they fall in."""
+    parts = [p.strip(" 。.，,") for p in re.split(r"[；;]", body) if p.strip(" 。.，,")]
+    return len(parts) > 1 and all(len(p) >= 8 and p in passage for p in parts)
 
 
 def _all_numbers(pool: list[Sentence]) -> set[str]:
