@@ -140,3 +140,21 @@ def test_orders_pasted_out_of_their_order_contradict_nothing():
     wrong = label("是。三、被告熊x2于本判决生效之日起十日内赔偿原告经济损失12,000元及合理开支2,000元;二、被告某某贸易有限公司于本判决生效之日起"
                   "十日内赔偿原告经济损失150,000元及合理开支6,000元;", PAYS, (SHOES,))
     assert wrong.faithfulness == "contradicted"
+
+
+LOAN = Passage(
+    "ln/p5", "ln", "ln", "《某某商贸有限公司与孟1、钟x5保证合同纠纷一审民事判决书》",
+    "判决如下:一、被告孟1于本判决生效之日起十日内对某某装饰工程有限公司所欠原告借款本金人民币叁拾贰万元整(320,000元)及利息19,200元"
+    "承担连带清偿责任;二、驳回原告对被告钟x5的诉讼请求。",
+)
+PRINCIPAL = qa("b-loan", "被告孟1对多少借款本金承担连带清偿责任?", "人民币叁拾贰万元整(320,000元)", LOAN,
+               facts=["人民币叁拾贰万元整(320,000元)"])
+
+
+def test_a_paste_cut_before_the_verb_of_the_scope_states_the_value_it_gave_whole():
+    got = label("一、被告孟1于本判决生效之日起十日内对某某装饰工程有限公司所欠原告借款本金人民币叁拾贰万元整(320,000元)及利息19,20",
+                PRINCIPAL, (LOAN,), finish="length")
+    assert (got.behaviour, got.correctness, got.completeness) == ("attempted", "correct", "incomplete")
+    # Cut before the value, it states none.
+    early = label("一、被告孟1于本判决生效之日起十日内对某某装饰工程有限公司所欠原告借款本金人民币", PRINCIPAL, (LOAN,), finish="length")
+    assert early.behaviour == "unusable"

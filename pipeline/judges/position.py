@@ -560,6 +560,16 @@ def within_scope(sentence: str, qa: QA, lang: str) -> bool:
     return all(not asks.search(qa.question) or says.search(sentence) for asks, says in _SCOPES_ZH)
 
 
+def _holds_reference_value(clause: str, facts: list[str], lang: str) -> bool:
+    """Whether a clause states every value of a fact of the reference whole, in that fact's kinds."""
+    for fact in facts:
+        kinds = values.kinds(fact, lang)
+        wanted = values.values(fact, kinds, lang) if kinds else set()
+        if wanted and wanted <= values.values(clause, kinds, lang):
+            return True
+    return False
+
+
 def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
     """Whether a reply cut off at max_new_tokens reads as a pasted passage: more than one sentence that
     claims something (filler and framing aside), or one that runs on past the cut in a passage's own words
@@ -667,7 +677,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         for clause in clauses(sentence, lang):
             if period and not _offers_period(clause, key):
                 continue
-            if _clause_answers(clause, qa, facts, not cut or scoped and speaks_of(clause, qa.question, lang), lang):
+            # A clause cut before the verb the scope is read by ("……借款本金人民币叁拾贰万元整(320,000元)及利" to
+            # 对多少借款本金承担) is on the item still where it states the reference's own value whole.
+            in_scope = scoped or _holds_reference_value(clause, facts, lang)
+            if _clause_answers(clause, qa, facts, not cut or in_scope and speaks_of(clause, qa.question, lang), lang):
                 return True
     # A reply that is a name and nothing more offers that name for what was asked ("Ms Lau Mei-ling." to who
     # instructed counsel).

@@ -1229,7 +1229,9 @@ def _pasted_parts(body: str, passage: str) -> bool:
     ……;"): each part word for word in that passage, so its figures are the passage's own, whatever
     sentences they fall in."""
     parts = [p.strip(" 。.，,") for p in re.split(r"[；;]", body) if p.strip(" 。.，,")]
-    return len(parts) > 1 and all(len(p) >= 8 and p in passage for p in parts)
+    # Numbered orders only: a finding pasted with the sum worked out after it ("……24天……本院予以支持；休息日加班
+    # 工资为……＝19,200元") is read as one claim, its figures where the passage puts them.
+    return len(parts) > 1 and all(re.match(r"[一二三四五六七八九十]+、", p) and p in passage for p in parts)
 
 
 def _all_numbers(pool: list[Sentence]) -> set[str]:
