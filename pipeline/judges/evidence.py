@@ -170,8 +170,11 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
 def _with_gathered(s: Sentence, passage: str) -> Sentence:
     """A sentence gathering parties under a count (二公司, 三被告人) is about each of them; an agent's line
     in a header entry is about the party the entry is of."""
+    about = gathered(s.text, passage)
     owner = zh_entry_owner(s.text, passage)
-    extra = [p for p in [*gathered(s.text, passage), *([owner] if owner else [])] if p not in s.parties]
+    if owner is not None:
+        about.append(owner)
+    extra = [p for p in about if p not in s.parties]
     return replace(s, parties=s.parties + extra) if extra else s
 
 

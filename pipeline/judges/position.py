@@ -180,13 +180,14 @@ def _zh_offers_role(answer: str, question: str) -> bool:
     asked = set(_ZH_ROLE_NOUN.findall(_ZH_ASKS_ROLE.sub(" ", question)))
     # Framing is read too: a bare standing ("该公司员工。") reads as framing, and framing names no standing.
     claimed = [m.strip_citations(s) for s in ev.sentences(answer, "zh")]
+    names_someone = bool(parties(" ".join(claimed), "zh"))
     for clause in (c for s in claimed for c in clauses(s, "zh")):
         nouns = [n for n in _ZH_ROLE_NOUN.finditer(clause) if n.group(0) not in asked]
         if not nouns:
             continue
         bare = len(clause.strip(" 。.，,；;")) <= 14 and clause.strip(" 。.，,；;").endswith(nouns[-1].group(0))
         stated = any(re.search(r"(?:系|是|为|担任)[^，,。；;]{0,12}$", clause[: n.start()]) for n in nouns)
-        if bare or stated or parties(" ".join(claimed), "zh"):
+        if bare or stated or names_someone:
             return True
     return False
 
@@ -560,16 +561,6 @@ def within_scope(sentence: str, qa: QA, lang: str) -> bool:
     return all(not asks.search(qa.question) or says.search(sentence) for asks, says in _SCOPES_ZH)
 
 
-def _holds_reference_value(clause: str, facts: list[str], lang: str) -> bool:
-    """Whether a clause states every value of a fact of the reference whole, in that fact's kinds."""
-    for fact in facts:
-        kinds = values.kinds(fact, lang)
-        wanted = values.values(fact, kinds, lang) if kinds else set()
-        if wanted and wanted <= values.values(clause, kinds, lang):
-            return True
-    return False
-
-
 def pasted(answer: str, item: JudgeItem, lang: str) -> bool:
     """Whether a reply cut off at max_new_tokens reads as a pasted passage: more than one sentence that
     claims something (filler and framing aside), or one that runs on past the cut in a passage's own words
@@ -679,7 +670,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
                 continue
             # A clause cut before the verb the scope is read by ("……借款本金人民币叁拾贰万元整(320,000元)及利" to
             # 对多少借款本金承担) is on the item still where it states the reference's own value whole.
-            in_scope = scoped or _holds_reference_value(clause, facts, lang)
+            in_scope = scoped or any(values.kinds(f, lang) and _gives_figures(f, clause, lang) for f in facts)
             if _clause_answers(clause, qa, facts, not cut or in_scope and speaks_of(clause, qa.question, lang), lang):
                 return True
     # A reply that is a name and nothing more offers that name for what was asked ("Ms Lau Mei-ling." to who

@@ -683,7 +683,8 @@ class RuleJudge:
         candidates = [s for s in pool if not s.statement or _cut_down(question, s.text, lang)]
         # A value the question names ranks the sentences sharing its words: the 十倍赔偿金 ruling, not the
         # 取证费用 one beside it, answers whether the 十倍赔偿 was upheld (a lot's number is no value).
-        asked_values = values.values(without_cases(question), values.kinds(without_cases(question), lang), lang)
+        bare_question = without_cases(question)
+        asked_values = values.values(bare_question, values.kinds(bare_question, lang), lang)
         best, recall = ev.align(topic, candidates, frozenset(asked_values))
         if best is None or recall < self.cfg.question_recall - 1e-9:
             return None, None

@@ -335,10 +335,15 @@ def zh_numbered_roles(party: Party, heading: str, texts: list[str]) -> frozenset
 _HEADER_ENTRY = re.compile(r"[（(]?[^。；]{0,8}?[：:]|[^，,。；]{1,14}[，,]\s*(?:男|女|住|出生|汉族|[0-9一二]{4}年)")
 
 
+def _header_entries(text: str) -> list[re.Match[str]]:
+    """The roles that open a Chinese header's entries ("被告人柏x4，男，", "原告：卫x5"), in text order."""
+    return [e for e in _ENTRY.finditer(text) if _HEADER_ENTRY.match(text, e.end())]
+
+
 def zh_entry(text: str, party: Party) -> tuple[int, int] | None:
     """Where a Chinese header's entry of a party runs ("被告人柏x4，男，……取保候审。辩护人陈某……"): from its
     role to the next party's entry, its agents' entries included; None when the text opens no entry for it."""
-    entries = [e for e in _ENTRY.finditer(text) if _HEADER_ENTRY.match(text, e.end())]
+    entries = _header_entries(text)
     for k, entry in enumerate(entries):
         owner = _named_after(text, entry.end())
         if owner is not None and names_any([owner], [party]):
@@ -367,9 +372,9 @@ def zh_entry_owner(sentence: str, passage: str) -> Party | None:
     at = passage.find(sentence)
     if at < 0 or not re.match(rf"\s*(?:{_AGENTS})", sentence):
         return None
-    entries = [e for e in _ENTRY.finditer(passage) if _HEADER_ENTRY.match(passage, e.end())]
-    before = [e for e in entries if e.start() <= at]
+    before = [e for e in _header_entries(passage) if e.start() <= at]
     return _named_after(passage, before[-1].end()) if before else None
+
 
 # A Chinese judgment gathers parties it has named under a count ("故二公司对熊某的上述债务承担连带清偿责任",
 # "三被告人"): the sentence is about each of them. "第二被告" is an ordinal, not a count.
