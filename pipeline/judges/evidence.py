@@ -64,6 +64,8 @@ class Sentence:
     # A submission read with the ruling that points back at it (_with_rulings): its polarity is the
     # ruling's on what the submission says, read on the whole sentence.
     ruling: bool = False
+    # The party whose Chinese header entry holds this agent's line ("委托诉讼代理人:邵1,……" under 原告's entry).
+    entry_of: Party | None = None
 
 
 def roots(words: set[str], numbers: set[str], lang: str) -> frozenset[str]:
@@ -146,6 +148,7 @@ class PassageView:
     decision: str = ""
     # The parties its heading's title names (the case's own parties, not its witnesses or counsel).
     titled: list[Party] = field(default_factory=list)
+    heading_text: str = ""
 
 
 def passage_view(passage: Passage, lang: str) -> PassageView:
@@ -160,11 +163,15 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
         found = [_with_gathered(s, passage.text) for s in found]
     titled = parties(passage.heading, lang)
     named = titled + [p for s in found for p in s.parties]
-    # A published judgment's first paragraph opens with its case number: the number a question prefixed at
-    # import names (pipeline/importers/standalone.py uses the same opening_case_number).
+    return PassageView(found, named, own_cases(passage), passage.decision_id, titled, passage.heading)
+
+
+def own_cases(passage: Passage) -> frozenset[str]:
+    """The cases a passage names as its own: its heading's number or title, and the number its text opens
+    with (a published judgment's first paragraph opens with its case number: the number a question prefixed
+    at import names; pipeline/importers/standalone.py uses the same opening_case_number)."""
     opening = opening_case_number(passage.text)
-    own = cases(passage.heading, heading=True) | (cases(opening) if opening else frozenset())
-    return PassageView(found, named, own, passage.decision_id, titled)
+    return cases(passage.heading, heading=True) | (cases(opening) if opening else frozenset())
 
 
 def _with_gathered(s: Sentence, passage: str) -> Sentence:
@@ -175,7 +182,7 @@ def _with_gathered(s: Sentence, passage: str) -> Sentence:
     if owner is not None:
         about.append(owner)
     extra = [p for p in about if p not in s.parties]
-    return replace(s, parties=s.parties + extra) if extra else s
+    return replace(s, parties=s.parties + extra, entry_of=owner) if extra or owner else s
 
 
 class ContextView:
@@ -272,6 +279,11 @@ class ContextView:
         if self._other_role(s):
             return False
         case = self._case(s)
+        if case and self.asked and s.entry_of is not None and not names_any([s.entry_of], self.asked):
+            # In the case asked, an agent's line in another party's entry than the one asked is about that party.
+            return False
+        if case and self._of_coaccused(s):
+            return False
         if case is not None:
             return case
         if not subjects:
@@ -281,6 +293,24 @@ class ContextView:
                     or any(role in s.text for role in self.asked_numbered))
         named = self.passages[s.passage].parties
         return not named or names_any(named, subjects)
+
+    def _of_coaccused(self, s: Sentence) -> bool:
+        """Whether a sentence of a Chinese criminal judgment names only another accused its title lists
+        ("一、被告人严x4犯……罪，判处有期徒刑八个月。" to a question on 薛某 of "严x4、薛某……罪一审刑事判决书")."""
+        return self.coaccused_only(s.parties, [self.passages[s.passage]])
+
+    def coaccused_only(self, named: list[Party], passages: list[PassageView] | None = None) -> bool:
+        """Whether `named` are all other accused than the one asked, in the title of a criminal judgment of
+        `passages` (all the context's by default) that lists the one asked too."""
+        if not self.asked or not named or names_any(named, self.asked):
+            return False
+        for passage in self.passages if passages is None else passages:
+            if "刑" not in passage.heading_text or not names_any(passage.titled, self.asked):
+                continue
+            others = [p for p in passage.titled if not names_any([p], self.asked)]
+            if all(names_any([p], others) for p in named):
+                return True
+        return False
 
     def named(self, s: Sentence, subjects: list[Party]) -> bool:
         """Whether the sentence, or its passage, names one of `subjects` (not merely names no one)."""
@@ -342,11 +372,17 @@ def share(words: set[str], other: set[str]) -> float:
 _CLAUSE_END = {"zh": "，；：,;:", "en": ",;:"}
 
 
+_DANGLING = re.compile(r"[\s,;，；]*\b(?:and|or|but|while|whereas)$")
+
+
 def quoted_part(body: str, source: Sentence, lang: str) -> str | None:
     """The clause(s) of the source sentence that a claim quotes word for word (lower-cased), or None when
     the claim is not a verbatim quote of it."""
     # Lower case: an answer capitalises the clause it starts with.
     quote, text = body.strip().rstrip("。.!！?？;；,，").lower(), source.text.lower()
+    # A quote cut after a joining word ("... a starting point of 12 years, and") quotes the clause before it,
+    # not the one that word would have opened.
+    quote = _DANGLING.sub("", quote)
     at = text.find(quote) if quote else -1
     if at < 0:
         return None
@@ -424,6 +460,13 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     ("违法所得是否为2200000？" against "违法所得为1200000": no; "Was the fine HK$5,000?" against "a fine of
     HK$8,000": no)."""
     asked_negative, negative = m.is_negative(question, lang), statement.negative
+    if lang == "zh" and _NAMED_REFUSAL.search(question):
+        # A decision named by what it refused ("不予认定工伤决定") holds no negation of what is asked: 撤销 of
+        # that decision answers "是否维持" no, whatever the 不予 of its name.
+        question = _NAMED_REFUSAL.sub("", question)
+        asked_negative = m.is_negative(question, lang)
+        if not statement.ruling:
+            negative = m.is_negative(_NAMED_REFUSAL.sub("", statement.text), lang)
     premise, _, asked = without_cases(question).partition("是否") if lang == "zh" else ("", "", "")
     if asked and m.is_negative(premise, lang):
         # A negation in what the question takes as given ("原告未握紧扶手是否构成重大过失") is not what it asks:
@@ -444,6 +487,7 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     return "yes" if same else "no"
 
 
+_NAMED_REFUSAL = re.compile(r"(?:不予|不准予?)(?=[\u4e00-\u9fff]{1,8}?(?:决定|通知|裁定)书?)")
 _GIVEN_NEGATION = re.compile(r"(?:没有|[不未没无非])[\u4e00-\u9fff]{1,2}")
 
 

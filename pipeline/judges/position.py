@@ -97,7 +97,7 @@ _DONE_ZH = re.compile(
 _ASKS_RESPONSE = {
     "zh": re.compile(r"(?:主张|抗辩|辩称|请求|诉称)[^？?]*(?:持何态度|什么态度|如何对待|怎样对待|如何认定|如何处理|是否(?:支持|采纳|采信|认可))"),
     "en": re.compile(
-        r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|respond\s+to|make\s+of|hold\s+on|decide\s+on|rule\s+on"
+        r"\b(?:how|what)\b[^?]*\b(?:treat|deal\s+with|meet|handle|respond\s+to|make\s+of|hold\s+on|decide\s+on|rule\s+on"
         r"|conclude\s+on|say\s+(?:of|about))\b[^?]*\b(?:submission|argument|contention|claim|defence|case\s+that)\b",
         re.I,
     ),
@@ -663,9 +663,14 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     key = "zh" if lang == "zh" else "en"
     # Asked for a period, only a clause naming one answers (see _offers_period).
     period = bool(_ASKS_PERIOD[key].search(qa.question))
+    # The figure a question names ("what starting point did 96.5 grammes carry") picks, in a paste cut off,
+    # the clause on what it asks: the guideline bands before it are another item.
+    named_figures = m.numbers(without_cases(qa.question), lang) if cut else set()
     for sentence in ev.sentences(answer, lang) if cut else [answer]:
         scoped = not cut or within_scope(sentence, qa, lang)
-        for clause in clauses(sentence, lang):
+        parts = clauses(sentence, lang)
+        first = next((k for k, c in enumerate(parts) if named_figures & m.numbers(c, lang)), 0)
+        for clause in parts[first:]:
             if period and not _offers_period(clause, key):
                 continue
             # A clause cut before the verb the scope is read by ("……借款本金人民币叁拾贰万元整(320,000元)及利" to

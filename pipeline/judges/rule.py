@@ -543,10 +543,13 @@ class RuleJudge:
         所有权人" to which flat 龚某 owns, 龚某 the 被告 of "卢x9与龚某……纠纷"): the answer for that item,
         contradicted where the judgment gives the reference's figure, else unsupported; None when the claim
         is not of that shape."""
-        if lang != "zh" or not view.asked or parties(body, lang) or not claimed:
+        if lang != "zh":
+            return self._other_ordinal_on_item(body, claimed, view, item, lang)
+        if not view.asked or parties(body, lang) or not claimed:
             return None
         said = zh_roles(body) & {"原告", "被告"}
-        if len(said) != 1:
+        # A question naming that role itself ("原告起诉请求被告支付的货款") asks of both sides.
+        if len(said) != 1 or said & zh_roles(item.qa.question):
             return None
         homes = [p for p in item.passages if zh_title_role(view.asked, p.heading)]
         role = zh_title_role(view.asked, homes[0].heading) if homes else None
@@ -557,6 +560,26 @@ class RuleJudge:
             return None
         told = " ".join(p.text for p in item.passages if p.decision_id == homes[0].decision_id)
         return "contradicted" if wanted <= m.numbers(told, lang) else "unsupported"
+
+    def _other_ordinal_on_item(
+        self, body: str, claimed: set[str], view: ContextView, item: JudgeItem, lang: str
+    ) -> str | None:
+        """An English claim naming only another accused by place ("A rucksack on D1's lap held ... 142.8
+        grammes" to how much was in Liu Ka-ming's jacket, Liu the second of the title's three) gives that
+        one's figure for the item asked: contradicted where a sentence on the accused asked (D2) gives the
+        reference's figure; None otherwise."""
+        said = ordinal_roles(body)
+        if not said or not view.asked_roles or said & view.asked_roles or parties(body, lang) or not claimed:
+            return None
+        key = _key_kinds(item.qa, lang)
+        wanted = values.values(" ".join(item.qa.facts), key, lang) if key else m.numbers(" ".join(item.qa.facts), lang)
+        if not wanted or not claimed.isdisjoint(wanted):
+            return None
+        # The asked accused's place is read from their own case's title: only that case's passages use it.
+        own = [t for t in view.sentences if ordinal_roles(t.text) & view.asked_roles and not t.statement
+               and names_any(view.passages[t.passage].titled, view.asked)]
+        given = (values.values(t.text, key, lang) if key else t.numbers for t in own)
+        return "contradicted" if any(wanted <= g for g in given) else None
 
     def _cites_another(self, text: str, view: ContextView) -> bool:
         """Whether an English sentence reports another case than the one asked ("In X v Y the court held",
@@ -623,6 +646,12 @@ class RuleJudge:
         the question (a true quote of another matter) does not support it."""
         question = item.qa.question
         stating, line = self._answer_in_context(item, view, pool, lang)
+        if lang == "zh" and view.coaccused_only(parties(body, lang)):
+            # Explained by another accused's order ("否。一、被告人严x4……判处有期徒刑八个月。" to whether the second
+            # accused 薛某 was): that one's bottom line, contradicted where the one asked is answered the other
+            # way, else no support for the one asked.
+            other = ev.bottom_line(question, ev.sentence(body, lang), lang)
+            return "contradicted" if line is not None and other != line and lead == other else "unsupported"
         words = m.content_words(body, lang)
         # A Yes/No explained by the submission asked restated ("No. Mr Lui's submission was that the plaintiff had
         # agreed ...") says no more than the question: as supported as the answer the passages give.
@@ -856,6 +885,8 @@ class RuleJudge:
         # aside: 按购车款三倍赔偿 of 是否支持了原告按购车款三倍赔偿的请求) is what the sentence must cover.
         whether = _whether_words(question, lang)
         covers = covers or bool(whether) and ev.share(whether, m.haystack(claim, lang)) >= self.cfg.topic_coverage - 1e-9
+        # A status excluding the one asked (判处拘役 to whether 有期徒刑) answers it.
+        covers = covers or _status_answer(question, [ev.sentence(claim, lang)], lang) is not None
         return ev.share(words, about) >= self.cfg.topic_overlap or covers
 
     def _case_parties(self, item: JudgeItem, lang: str) -> list[Party]:
@@ -1027,8 +1058,11 @@ def _asked_by_place(item: JudgeItem, lang: str) -> list[Party]:
         return []
     home = _home(item, lang)
     named = cases(item.qa.question)
+    # A case number names its judgment's every passage: the heading that carries it, or the header it
+    # opens ("(2023)鄂0106民初7742号。原告:……" under a title heading).
+    numbered = {p.decision_id for p in item.passages if named & ev.own_cases(p)}
     own = [p for p in item.passages
-           if (p.decision_id == home if home is not None else bool(named & cases(p.heading, heading=True)))]
+           if (p.decision_id == home if home is not None else p.decision_id in numbered)]
     if not own:
         return []
     party = zh_ordinal_party(item.qa.question, own[0].heading, [p.text for p in own])
@@ -1128,6 +1162,8 @@ def _limits(qualifier: str, lang: str) -> bool:
 _EXCLUSIVE_ZH = (
     ("胁从犯", "主犯", "从犯"),
     ("全部责任", "主要责任", "同等责任", "次要责任", "无责任"),
+    # The principal penalties (主刑): an accused sentenced to 拘役 was not sentenced to 有期徒刑.
+    ("死刑", "无期徒刑", "有期徒刑", "拘役", "管制"),
 )
 
 

@@ -84,6 +84,8 @@ _JUDGMENT_TITLE = re.compile(r"[^\s《》，,。；;]{2,60}?(?:判决书|裁定�
 _EN_FRAME = re.compile(
     r"^\s*In\s+([A-Z][^,]{0,80}?\s+v\.?\s+[A-Z][^,]{0,80}?|[Rr]e\s+[A-Z][^,]{0,80}?),\s*"
 )
+# A question closed by the case it asks about ("What starting point did the court take in HKSAR v Shum Ka-wing?").
+_EN_CLOSING_FRAME = re.compile(r"\bin\s+([A-Z][^,?]{0,80}?\s+v\.?\s+[A-Z][^,?]{0,80}?)\s*\?\s*$")
 _EN_CASE = re.compile(
     r"[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*\s+v\.?\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*"
     r"|\bRe\s+[A-Z][\w.'’&-]*(?:\s+[A-Z][\w.'’&-]*)*"
@@ -98,7 +100,7 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     if not any("\u4e00" <= ch <= "\u9fff" for ch in text):
         if heading:
             return frozenset(_case_name(c) for c in _EN_CASE.findall(text))
-        frame = _EN_FRAME.match(text)
+        frame = _EN_FRAME.match(text) or _closing_frame(text)
         if not frame:
             return frozenset()
         # The frame names the case as its heading would ("In DCCJ 4417/2022 Lau Mei-ling v Kwan Yee-man,",
@@ -110,6 +112,13 @@ def cases(text: str, heading: bool = False) -> frozenset[str]:
     bare = _CASE_NUMBER.sub(" ", text)
     titles = re.findall(r"《([^》]*)》", bare) if not heading else _JUDGMENT_TITLE.findall(bare)
     return frozenset(found | {t.strip() for t in titles if t.strip()})
+
+
+def _closing_frame(text: str) -> re.Match[str] | None:
+    """A question closed by the one case it asks about, titled as its heading would title it ("... take in
+    HKSAR v Shum Ka-wing?"); not a title it shortens ("in Yung Kwai-fong and Kei Lap-man v Harbourgate?")."""
+    found = _EN_CLOSING_FRAME.search(text)
+    return found if found and _EN_CASE.fullmatch(found.group(1)) else None
 
 
 def _case_name(found: str) -> str:
@@ -418,7 +427,8 @@ def _listed_after(text: str, end: int) -> list[Party]:
 # A judgment's header lists each party by its role, then the party's agent or representative
 # ("被上诉人（原审原告）：段x7，……。委托诉讼代理人：莫0，……"; "被告人邱0，……。辩护人龚某，……"): the agent
 # belongs to the entry before it.
-_AGENTS = "委托诉讼代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人"
+# 委托代理人: the agent of an administrative judgment's header (原告：段某……委托代理人：范x8).
+_AGENTS = "委托诉讼代理人|委托代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人"
 _ENTRY = re.compile(rf"(?:^|(?<=[。；;]))\s*({_HEADER_ROLES})(?:[（(][^）)]{{1,12}}[）)])?")
 _ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
 # A question asking for a named party's agent ("祝某的诉讼代理人是谁").

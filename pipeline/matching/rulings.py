@@ -27,7 +27,9 @@ _EN_REJECTS = re.compile(
 )
 _EN_ACCEPTS = re.compile(r"\b(?:accept(?:s|ed)?|upheld|upholds?|succeeds?|succeeded|allowed|allows?|made\s+out)\b", re.I)
 _ZH_PART = re.compile(r"部分(?:予以)?(?:支持|采纳|采信|认可)|予以部分|部分成立")
-_ZH_REJECTS = re.compile(r"不予(?:支持|采纳|采信|认可|准许)|驳回|不能成立|不成立")
+# A defence the court answers "……的抗辩不能免除赔偿责任" is rejected, in the words of its effect.
+_ZH_REJECTS = re.compile(r"不予(?:支持|采纳|采信|认可|准许)|驳回|不能成立|不成立"
+                         r"|(?:抗辩|辩解|主张|意见|理由)[^，。；,;]{0,4}?(?:不能|无法|不足以)(?:免除|减轻|对抗)")
 _ZH_ACCEPTS = re.compile(r"予以(?:部分)?(?:支持|采纳|采信|认可|准许)|(?:本院|法院)(?:依法|酌情)?(?:支持|采纳|采信|认可)|成立")
 
 
