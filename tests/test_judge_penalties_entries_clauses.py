@@ -7,7 +7,8 @@ an agent; a decision named by what it refused (不予认定工伤决定) holds n
 English question closed by its case names it; another accused's figure by place (D1) is that accused's
 answer; a quote cut after "and" quotes the clause before it; "How did the court meet the submission" asks
 how the court met it; the figure a question names picks the clause of a paste cut off.
-Hand-built records, hand-checked labels (none of them is a validation item)."""
+The seventh round's (zh_heldout_16, below) from "A bracket opened after words". Hand-built records,
+hand-checked labels (none of them is a validation item)."""
 
 from __future__ import annotations
 
@@ -194,3 +195,92 @@ CLAIMED = qa("p-claimed", "在《庞x1与蒋某债权转让合同纠纷一审民
 def test_a_sum_the_question_names_both_sides_of_is_another_item_not_the_other_sides():
     got = label("2023年4月2日，被告向第三人支付货款4,000元。", CLAIMED, (CLAIM,))
     assert (got.behaviour, got.faithfulness, got.correctness) == ("attempted", "unsupported", "incorrect")
+
+
+# The seventh round's dev halves (zh_heldout_16): a bracket closes the words before it, a numbered
+# defendant's agent is asked for as any party's is, 出庭负责人 is an agent's office, a submission runs on past
+# its ；, and a sentence naming only another defendant by place is not about the one asked.
+RESOLUTION = Passage(
+    "rs/p6", "rs", "rs", "《闵某与某某餐饮管理有限公司公司决议纠纷一审民事判决书》",
+    "判决如下：一、撤销被告某某餐饮管理有限公司于2024年5月6日作出的股东会决议中的第二项决议（注册资本增至5,000,000元）；"
+    "二、驳回原告闵某的其他诉讼请求。",
+)
+REVOKED = qa("p-revoked", "在《闵某与某某餐饮管理有限公司公司决议纠纷一审民事判决书》中，本案法院撤销了哪一项决议？",
+             "第二项决议（注册资本增至5,000,000元）", RESOLUTION, facts=["第二项决议（注册资本增至5,000,000元）"])
+
+
+def test_a_paste_cut_inside_a_bracket_states_the_words_before_it():
+    cut = "第[1]段写明：“一、撤销被告某某餐饮管理有限公司于2024年5月6日作出的股东会决议中的第二项决议（注册资本增至5,00"
+    got = label(cut, REVOKED, (RESOLUTION,), finish="length")
+    assert (got.behaviour, got.faithfulness, got.correctness) == ("attempted", "fully_supported", "correct")
+
+
+APPEAL = Passage(
+    "ap/p5", "ap", "ap", "(2021)苏01民终1188号 某某公司与汤x2买卖合同纠纷二审民事判决书",
+    "判决如下：一、撤销南京市某某区人民法院(2020)苏0115民初4471号民事判决；二、驳回汤x2的诉讼请求。",
+)
+DISPOSED = qa("p-disposed", "在(2021)苏01民终1188号案中，二审法院如何处理一审判决?",
+              "撤销南京市某某区人民法院(2020)苏0115民初4471号民事判决", APPEAL,
+              facts=["撤销南京市某某区人民法院(2020)苏0115民初4471号民事判决"])
+
+
+def test_a_bracket_opening_a_case_number_closes_nothing():
+    # (The exception to the rule above: it passed before the rule too.)
+    got = label("通读上述段落，答案的依据如下。一、撤销南京市某某区人民法院(2020)苏", DISPOSED, (APPEAL,), finish="length")
+    assert got.behaviour == "unusable"
+
+
+NOTE_HEADER = Passage(
+    "nh/p1", "nh", "nh", "《龙某与某某化工有限公司、某某物流有限公司票据追索权纠纷一审民事判决书》",
+    "(2024)鲁0203民初512号。原告:龙某。委托诉讼代理人:邹某,律师。被告一:某某化工有限公司。委托诉讼代理人:詹x4,律师。"
+    "被告二:某某物流有限公司。委托诉讼代理人:葛1,该公司员工。原告的委托诉讼代理人,被告一的委托诉讼代理人,被告二的委托诉讼代理人到庭参加诉讼。",
+)
+NOTE_AGENT = qa("p-note-agent", "在(2024)鲁0203民初512号案中，本案被告一的委托诉讼代理人是谁?", "詹x4", NOTE_HEADER,
+                facts=["詹x4"])
+
+
+def test_the_attendance_sentence_names_no_numbered_defendants_agent():
+    got = label("原告的委托诉讼代理人,被告一的委托诉讼代理人,被告二的委托诉讼代理人到庭参加诉讼。", NOTE_AGENT, (NOTE_HEADER,))
+    assert got.behaviour == "unusable"
+
+
+BUREAU = Passage(
+    "bu/p1", "bu", "bu", "《温某诉某某市某某区生态环境分局不履行法定职责一审行政判决书》",
+    "原告：温某。委托代理人：詹某，律师。被告：某某市某某区生态环境分局。法定代表人：冯x1，该分局局长。出庭负责人：焦x2，该分局副局长。"
+    "原告及其委托代理人，被告的出庭负责人及委托代理人到庭参加诉讼。",
+)
+OFFICER = qa("p-officer", "在《温某诉某某市某某区生态环境分局不履行法定职责一审行政判决书》中，本案被告的出庭负责人是谁？", "焦x2",
+             BUREAU, facts=["焦x2"])
+
+
+def test_the_attendance_sentence_names_no_officer_appearing():
+    got = label("原告及其委托代理人，被告的出庭负责人及委托代理人到庭参加诉讼。", OFFICER, (BUREAU,))
+    assert got.behaviour == "unusable"
+
+
+SIGN = Passage(
+    "sg/p2", "sg", "sg", "《郝x1与庞某、某某物业服务有限公司、某某广告有限公司物件脱落、坠落损害责任纠纷一审民事判决书》",
+    "被告一辩称,事发当日风大,招牌脱落属于不可抗力;招牌由被告三制作安装,应由被告三承担责任。"
+    "本院认为,被告一作为招牌的所有人,未予加固,应当承担主要责任。原告要求被告三承担责任的请求,本院不予支持。",
+)
+MAKER = qa("p-maker", "在《郝x1与庞某、某某物业服务有限公司、某某广告有限公司物件脱落、坠落损害责任纠纷一审民事判决书》中，本案被告三是否需要对原告承担赔偿责任?",
+           "否", SIGN, kind="yesno", facts=["No"])
+
+
+def test_what_a_defendant_says_after_its_semicolon_is_still_its_submission():
+    got = label("否。", MAKER, (SIGN,))
+    assert (got.faithfulness, got.correctness) == ("fully_supported", "correct")
+
+
+SIGN_REASONS = Passage(
+    "sg/p4", "sg", "sg", SIGN.heading,
+    "本院认为,被告一作为招牌的所有人和使用人,未予加固,存在过错,应当承担主要责任。"
+    "被告三交付的招牌已经被告一验收并使用两年,原告未能举证证明脱落系制作缺陷所致,原告要求被告三承担责任的请求,本院不予支持。",
+)
+
+
+def test_another_defendants_share_named_by_place_does_not_answer_for_the_one_asked():
+    got = label("否。", MAKER, (SIGN_REASONS,))
+    assert (got.faithfulness, got.correctness) == ("fully_supported", "correct")
+    wrong = label("是。被告一作为招牌的所有人,未予加固,应当承担主要责任。", MAKER, (SIGN_REASONS,))
+    assert (wrong.faithfulness, wrong.correctness) == ("contradicted", "incorrect")

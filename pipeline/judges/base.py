@@ -51,7 +51,9 @@ _FINISHED = {
 # follows the last such mark is the unfinished tail ("被告尚欠本金218,452.37元、利息及罚息9" states the
 # principal). A colon opens what follows and closes nothing ("第[1]段写明：" states nothing by itself).
 # A , right after a digit at the cut may be a thousands separator ("赔偿金人民币壹拾万零捌仟元整(108,"): no end.
-_CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9]|$)")}
+# A bracket opened after words closes them, an aside never splitting what stands before it ("……中的第一项决议
+# （注册资本增至3,000" states the resolution); not one opening a case number or a figure ("人民法院(2020)苏").
+_CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9]|$)|(?<=[\u4e00-\u9fff])[（(](?![0-9０-９])")}
 # A figure closed by its unit, 元 or %, is whole whatever the cut leaves after it ("吴某尚欠货款63,500元" states
 # the debt; "本金218,452." does not): the clause up to its unit is finished. A duration, a date or a bare 万
 # may still go on (三年 -> 三年六个月, 3万 -> 3万5千元), so they close nothing.

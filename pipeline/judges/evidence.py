@@ -31,6 +31,7 @@ from pipeline.matching.parties import (
     parties,
     without_cases,
     zh_entry_owner,
+    zh_numbered_in,
 )
 from pipeline.records import Passage
 
@@ -161,6 +162,12 @@ def passage_view(passage: Passage, lang: str) -> PassageView:
     ]
     if lang == "zh":
         found = [_with_gathered(s, passage.text) for s in found]
+        # A submission runs on past its ；: the sentences after it are the party's words too.
+        for k in range(1, len(found)):
+            if not found[k].statement and found[k - 1].statement and statements.continues_submission(
+                found[k - 1].text, found[k].text
+            ):
+                found[k] = replace(found[k], statement=True)
     titled = parties(passage.heading, lang)
     named = titled + [p for s in found for p in s.parties]
     return PassageView(found, named, own_cases(passage), passage.decision_id, titled, passage.heading)
@@ -197,6 +204,7 @@ class ContextView:
         asked_roles: frozenset[str] = frozenset(),
         asks_authority: bool = False,
         asked_numbered: frozenset[str] = frozenset(),
+        asked_places: frozenset[str] = frozenset(),
     ):
         self.passages = passages
         # The question asks about the authority its case cites ("in the authority cited in Kwong Wai-yan v
@@ -205,6 +213,9 @@ class ContextView:
         # The numbered roles the judgment gives a Chinese party asked (被告二 for 姜x2 of "……与程某、姜x2……"): a
         # sentence naming that role names the party.
         self.asked_numbered = asked_numbered
+        # The defendants a Chinese question names by place ("本案被告三是否需要……"): a sentence naming only
+        # others by place (被告一作为……) is not about them.
+        self.asked_places = asked_places
         self.asked = asked
         self.asked_cases = asked_cases
         # The ordinal roles the question names ("the first plaintiff"): a sentence naming only other ones
@@ -283,6 +294,11 @@ class ContextView:
             # In the case asked, an agent's line in another party's entry than the one asked is about that party.
             return False
         if case and self._of_coaccused(s):
+            return False
+        if case and self.asked_places and not s.parties and zh_numbered_in(s.text) and not (
+            zh_numbered_in(s.text) & self.asked_places
+        ):
+            # Another defendant named by its place ("被告一作为招牌的所有人……应当承担主要责任" to a question on 被告三).
             return False
         if case is not None:
             return case

@@ -50,6 +50,7 @@ from pipeline.matching.parties import (
     without_titles,
     zh_entry,
     zh_entry_agents,
+    zh_numbered_in,
     zh_numbered_roles,
     zh_ordinal_party,
     zh_roles,
@@ -802,8 +803,9 @@ class RuleJudge:
             zh_numbered_roles(a, p.heading, [q.text for q in item.passages if q.decision_id == p.decision_id])
             for a in asked for p in item.passages if lang == "zh" and names_any(parties(p.heading, lang), [a])
         ))
+        places = zh_numbered_in(item.qa.question) if lang == "zh" else frozenset()
         return ContextView(views, asked, cases(item.qa.question), _home(item, lang), roles,
-                           bool(_ASKS_AUTHORITY.search(item.qa.question)) and lang != "zh", numbered)
+                           bool(_ASKS_AUTHORITY.search(item.qa.question)) and lang != "zh", numbered, places)
 
     # ------------------------------------------------------------------- correctness, completeness
     def correctness(self, answer: str, item: JudgeItem) -> str:
@@ -898,6 +900,11 @@ class RuleJudge:
         return [p for i, pv in enumerate(view.passages) if view.cases[i] & view.asked_cases for p in pv.parties]
 
     def fact_present(self, fact: str, answer: str, lang: str | None = None) -> bool:
+        aside = _ZH_ASIDE.match(fact) if lang == "zh" else None
+        if aside and self.fact_present(aside.group(1), answer, lang):
+            # A Chinese fact closed by its aside ("第一项决议（注册资本增至3,000,000元）") is stated by what stands
+            # before the aside: the aside describes it.
+            return True
         fact_numbers = m.numbers(fact, lang)
         if not fact_numbers <= m.numbers(answer, lang):
             return False
@@ -1159,6 +1166,7 @@ def _limits(qualifier: str, lang: str) -> bool:
 
 # Statuses of which a party holds exactly one: asked whether it holds one, a sentence giving it another
 # answers no ("被告人韦x5……系从犯" to 是否系主犯; "负事故的次要责任" to 是否负主要责任). Longer names first.
+_ZH_ASIDE = re.compile(r"^(.*[\u4e00-\u9fff]{2})[（(][^）)]+[）)]$")
 _EXCLUSIVE_ZH = (
     ("胁从犯", "主犯", "从犯"),
     ("全部责任", "主要责任", "同等责任", "次要责任", "无责任"),

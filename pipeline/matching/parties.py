@@ -327,6 +327,11 @@ def zh_ordinal_party(question: str, heading: str, texts: list[str]) -> Party | N
     return next((owner for numeral, owner in _numbered_defendants(texts) if numeral == defendant.group(1)), None)
 
 
+def zh_numbered_in(text: str) -> frozenset[str]:
+    """The numbered defendants a Chinese text names by place ("被告一作为招牌的所有人" names 被告一)."""
+    return frozenset(f"被告{n}" for n in _ZH_ORDINAL_DEFENDANT.findall(text))
+
+
 def zh_numbered_roles(party: Party, heading: str, texts: list[str]) -> frozenset[str]:
     """The numbered roles a Chinese judgment gives a party: its header entry ("被告二：姜x2") or its place among
     two or more defendants of a first-instance title ("……与程某、姜x2……纠纷一审民事判决书": 被告二, 第二被告)."""
@@ -427,10 +432,11 @@ def _listed_after(text: str, end: int) -> list[Party]:
 # A judgment's header lists each party by its role, then the party's agent or representative
 # ("被上诉人（原审原告）：段x7，……。委托诉讼代理人：莫0，……"; "被告人邱0，……。辩护人龚某，……"): the agent
 # belongs to the entry before it.
-# 委托代理人: the agent of an administrative judgment's header (原告：段某……委托代理人：范x8).
-_AGENTS = "委托诉讼代理人|委托代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人"
+# 委托代理人, 出庭负责人: the agent and the officer appearing for a body in an administrative judgment's header
+# (原告：段某……委托代理人：范x8; 被告：某某分局……出庭负责人：滕x6).
+_AGENTS = "委托诉讼代理人|委托代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人|出庭负责人"
 _ENTRY = re.compile(rf"(?:^|(?<=[。；;]))\s*({_HEADER_ROLES})(?:[（(][^）)]{{1,12}}[）)])?")
-_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
+_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})[一二三四五]?(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
 # A question asking for a named party's agent ("祝某的诉讼代理人是谁").
 _ASKS_NAMED_AGENT = re.compile(rf"的(?:{_AGENTS})")
 _AGENT_ENTRY = re.compile(rf"^\s*(?:{_AGENTS})")

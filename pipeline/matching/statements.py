@@ -78,6 +78,14 @@ def is_issue_or_submission(sentence: str, lang: str) -> bool:
     return bool(issue.search(sentence)) and not finding.search(said)
 
 
+def continues_submission(previous: str, sentence: str) -> bool:
+    """Whether a Chinese sentence goes on with the submission before it: that one ends at a ；or ; and
+    this one states no finding ("被告一辩称，事发当日有大风天气；" then "招牌由被告三制作安装，应由被告三承担责任。"
+    is still what 被告一 says)."""
+    return (previous.rstrip().endswith(("；", ";")) and is_issue_or_submission(previous, "zh")
+            and not _ZH_FINDING.search(sentence))
+
+
 _ZH_CLAUSE_START = re.compile(r"[，,；;：:]")
 
 
