@@ -290,15 +290,7 @@ class ContextView:
         if self._other_role(s):
             return False
         case = self._case(s)
-        if case and self.asked and s.entry_of is not None and not names_any([s.entry_of], self.asked):
-            # In the case asked, an agent's line in another party's entry than the one asked is about that party.
-            return False
-        if case and self._of_coaccused(s):
-            return False
-        if case and self.asked_places and not s.parties and zh_numbered_in(s.text) and not (
-            zh_numbered_in(s.text) & self.asked_places
-        ):
-            # Another defendant named by its place ("被告一作为招牌的所有人……应当承担主要责任" to a question on 被告三).
+        if case and self._of_another_in_case(s):
             return False
         if case is not None:
             return case
@@ -310,10 +302,17 @@ class ContextView:
         named = self.passages[s.passage].parties
         return not named or names_any(named, subjects)
 
-    def _of_coaccused(self, s: Sentence) -> bool:
-        """Whether a sentence of a Chinese criminal judgment names only another accused its title lists
-        ("一、被告人严x4犯……罪，判处有期徒刑八个月。" to a question on 薛某 of "严x4、薛某……罪一审刑事判决书")."""
-        return self.coaccused_only(s.parties, [self.passages[s.passage]])
+    def _of_another_in_case(self, s: Sentence) -> bool:
+        """Whether a sentence of the case asked is about another of its parties than the one asked: an agent's
+        line in another party's header entry; a sentence of a criminal judgment naming only another accused
+        its title lists ("一、被告人严x4犯……罪，判处有期徒刑八个月。" to a question on 薛某 of "严x4、薛某……罪");
+        one naming only another defendant by its place ("被告一作为招牌的所有人……" to a question on 被告三)."""
+        if self.asked and s.entry_of is not None and not names_any([s.entry_of], self.asked):
+            return True
+        if self.coaccused_only(s.parties, [self.passages[s.passage]]):
+            return True
+        places = zh_numbered_in(s.text) if self.asked_places and not s.parties else frozenset()
+        return bool(places) and not places & self.asked_places
 
     def coaccused_only(self, named: list[Party], passages: list[PassageView] | None = None) -> bool:
         """Whether `named` are all other accused than the one asked, in the title of a criminal judgment of
