@@ -14,7 +14,7 @@ import re
 from pipeline import matching as m
 from pipeline.judges import evidence as ev
 from pipeline.judges.base import JudgeItem, cut_off
-from pipeline.matching import rulings, statements, values
+from pipeline.matching import counsel, rulings, statements, values
 from pipeline.matching.parties import (
     ZH_LEADING_ROLE,
     asks_agent,
@@ -156,6 +156,11 @@ _ASKS_WHO = {
     "en": re.compile(r"\bwho(?:m|se)?\b|\bwhich\s+(?:party|person|company|firm|solicitor|counsel|lawyer|judge)\b"
                      r"|^\s*(?:In\s[^,]*,\s*)?what\s+(?:was|is)\s+the\s+name\s+of\b", re.I),
 }
+
+
+def asks_representation(question: str) -> bool:
+    """Whether an English question asks who represented or appeared for a party."""
+    return counsel.asked_for(question) is not None
 
 
 def asks_who(question: str, lang: str) -> bool:
@@ -684,6 +689,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
         claimed = " ".join(m.strip_citations(s) for s in ev.sentences(answer, lang) if not m.is_framing(s, lang))
         if _only_a_name(claimed.strip(), lang) and not names_any(parties(claimed, lang), parties(qa.question, lang)):
             return True
+    # Asked who represented a party, a finished reply saying someone appeared in person says nobody did: a
+    # position, whoever it is about ("The second defendant, Ms Pong Ka-yue, appeared in person.").
+    if lang != "zh" and not cut_short and asks_representation(qa.question) and counsel.appeared_in_person(answer):
+        return True
     # A Chinese sentence names its subject once and chains what the subject did in the clauses after it
     # ("被告人邱0、韦x5共谋后，先后三次……盗窃电缆"): to a who-question, a finished one naming a party the
     # question does not name, with a word of what it asks, names someone for it.

@@ -26,11 +26,12 @@ from pipeline.judges.base import JudgeItem, as_judged, cap_cut_off, cut_off, ite
 from pipeline.judges.evidence import ContextView, PassageView, Sentence
 from pipeline.judges.position import is_yesno, polarity_fact
 from pipeline.language import zh_forms
-from pipeline.matching import cues_zh, rulings, statements, values
+from pipeline.matching import counsel, cues_zh, rulings, statements, values
 from pipeline.matching.anchors import has_anchor
 from pipeline.matching.parties import (
     Party,
     agent_of_another_party,
+    agent_of_another_role,
     agent_of_asked_party,
     asks_agent,
     cases,
@@ -223,7 +224,16 @@ class RuleJudge:
             main = not verdicts
             verdict = self._claim(body, view, item, lang, main=main) if body.strip() else None
             if verdict in ("unsupported", "contradicted") and not main and decision is not None:
-                verdict = self._of_same_decision(body, view, decision, lang) or verdict
+                verdict = self._of_same_decision(body, view, decision, item, lang) or verdict
+            if verdict == "supported" and main and lang != "zh" and position.asks_representation(item.qa.question):
+                # Another party's counsel ("..., appeared for the plaintiff" to who appeared for the defendant)
+                # offered for the one asked is that party's answer, not the one asked's. (Listed beside the
+                # counsel asked, it is a claim about another person of the judgment, and rests on its passage.)
+                verdict = self._counsel_of_another(body, view, item) or verdict
+            if (verdict == "supported" and main and lang == "zh" and agent_of_another_role(item.qa.question, body)
+                    and not _names_reference(body, item)):
+                # Another role's agent, named as such, offered for the one asked: that role's answer.
+                verdict = self._given_in_asked_case(view, item)
             if verdict == "supported" and not main and self._agent_of_another(body, view, item, lang):
                 # Another party's agent listed beside the agent asked is offered for the same item ("委托诉讼
                 # 代理人:董x6" of the defendant beside the plaintiff's 田某): it supports nothing of it.
@@ -241,6 +251,29 @@ class RuleJudge:
             return main
         return "fully_supported" if all(v == "supported" for v in rest) else "partially_supported"
 
+    def _counsel_of_another(self, body: str, view: ContextView, item: JudgeItem) -> str | None:
+        """An English claim naming the counsel of another party than the one whose counsel is asked:
+        contradicted where a passage of the case asked names the reference's counsel, unsupported where
+        none does; None when the claim names no counsel of another party."""
+        whom = counsel.counsel_for(body)
+        asked = counsel.asked_for(item.qa.question)
+        if whom is None or asked is None or _names_reference(body, item):
+            return None
+        if not counsel.for_another_party(whom, asked, [p.heading for p in item.passages]):
+            return None
+        return self._given_in_asked_case(view, item)
+
+    def _given_in_asked_case(self, view: ContextView, item: JudgeItem) -> str:
+        """The verdict on another party's answer offered for the one asked: contradicted where a passage that
+        may be of the case asked states the reference word for word, else unsupported."""
+        given = any(
+            m.squashed(fact) in m.squashed(p.text)
+            for fact in item.qa.facts
+            for i, p in enumerate(item.passages)
+            if view.of_asked_case(i) is not False
+        )
+        return "contradicted" if given else "unsupported"
+
     def _agent_of_another(self, body: str, view: ContextView, item: JudgeItem, lang: str) -> bool:
         """Whether a Chinese claim is a header's agent entry under another party than the one whose agent
         the question asks for."""
@@ -257,11 +290,18 @@ class RuleJudge:
             return None
         return view.passages[best.passage].decision or None
 
-    def _of_same_decision(self, body: str, view: ContextView, decision: str, lang: str) -> str | None:
+    def _of_same_decision(
+        self, body: str, view: ContextView, decision: str, item: JudgeItem, lang: str
+    ) -> str | None:
         """A secondary claim about someone the question does not ask about ("被告人蒋0到案后如实供述" beside
         what the witness 沈1 was) is about that person: "supported" when a sentence naming them in the
         decision the main claim rests on supports it, and a claim naming no one when a sentence of that
         decision naming no one does; None otherwise (the claim is read as before)."""
+        # A sentence of another case giving a value of the kind asked ("As stated in Fei Oi-lam v ..., $50,000
+        # was awarded" beside the $70,000 asked) is that case's figure offered as evidence, not a person of
+        # the judgment: it supports nothing of what was asked.
+        if self._cites_another(body, view) and values.kinds(body, lang) & _key_kinds(item.qa, lang):
+            return None
         named = parties(body, lang)
         # (A party the case title names is asked about, but "The first respondent, Mr Ho Ka-lun, ... appeared
         # in person" beside the second respondent's solicitors asked is about the other one.)
@@ -707,22 +747,31 @@ class RuleJudge:
         status = _status_answer(question, [s for s in pool if not s.statement and view.named(s, view.asked)], lang)
         if status is not None:
             return status
-        topic = topic_words(question, lang)
+        # The court a Chinese question asks of (法院是否认定) is the 本院 of every finding: no topic.
+        topic = topic_words(question, lang) - _THE_COURT
         # Asked whether the court upheld a claim, the sentence reporting the claim with the court's answer
         # to it ("原告主张按日万分之五计算违约金,过高,本院调整为按年利率6%计算") is the answer, submission or not.
-        candidates = [s for s in pool if not s.statement or _cut_down(question, s.text, lang)]
+        # A sentence naming only another accused of the title ("乔1主动投案并如实供述,系自首") answers nothing
+        # of the one asked (詹某).
+        candidates = [
+            s for s in pool
+            if (not s.statement or _cut_down(question, s.text, lang)) and not view.coaccused_only(s.parties)
+        ]
         # A value the question names ranks the sentences sharing its words: the 十倍赔偿金 ruling, not the
         # 取证费用 one beside it, answers whether the 十倍赔偿 was upheld (a lot's number is no value).
         bare_question = without_cases(question)
         asked_values = values.values(bare_question, values.kinds(bare_question, lang), lang)
-        best, recall = ev.align(topic, candidates, frozenset(asked_values))
+        # What is asked whether (the 自首 of 法院是否认定詹某构成自首) ranks first: a sentence holding only the
+        # question's verb ("……足以认定") answers nothing of it.
+        asked = _whether_words(question, lang)
+        focus = [s for s in candidates if asked & s.words] if asked else []
+        best, recall = ev.align(topic, focus or candidates, frozenset(asked_values))
         if best is None or recall < self.cfg.question_recall - 1e-9:
             return None, None
         if _cut_down(question, best.text, lang):
             return best, "no"
         # A sentence on the question's setting is no answer to what it asks whether: "被告于同年8月15日搬离"
         # says nothing of 是否有损坏, nor an accident's finding of 是否饮酒 (an impossible question stays so).
-        asked = _whether_words(question, lang)
         if asked and not (asked | _negated(asked)) & best.words:
             return None, None
         return best, ev.bottom_line(question, ev.answering_clause(topic, best, lang), lang)
@@ -944,7 +993,7 @@ class RuleJudge:
 # What a Chinese yes/no question asks whether: the words after 是否 (有没有, 有无, 是不是, 能否), names and
 # roles aside, without the verbs of a court's response that a finding rarely repeats (支持, 采信, ...).
 _WHETHER_ZH = re.compile(r"(?:是否|有没有|有无|是不是|能否)(.+)$")
-_RESPONSE_VERBS = frozenset("支持 采信 采纳 认可 准许 同意 表示 存在 进行 构成 属于".split())
+_RESPONSE_VERBS = frozenset("支持 采信 采纳 认可 认定 准许 同意 表示 存在 进行 构成 属于".split())
 
 
 # A question on the court's answer to a claim, and a court's answer that cuts the claim down (an excessive
@@ -1199,6 +1248,15 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
             if len(given) == 1:
                 return s, "yes" if given == asked else "no"
     return None
+
+
+_THE_COURT = frozenset({"法院", "本院"})
+
+
+def _names_reference(body: str, item: JudgeItem) -> bool:
+    """Whether a claim holds a fact of the reference word for word (the counsel or agent asked, listed
+    beside another party's)."""
+    return any(f.strip() and m.squashed(f) in m.squashed(body) for f in item.qa.facts)
 
 
 def _copied_from(body: str, item: JudgeItem) -> int | None:

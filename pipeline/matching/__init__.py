@@ -190,14 +190,7 @@ _ZH_INSTITUTION_AFTER = re.compile(
     r"|派出所|鉴定所|鉴定中心|集团|工厂|厂|商店|超市|酒店|中心|协会|委员会)"
 )
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
-_ZH_SURNAMES = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蔡蒋余杜叶程苏魏吕丁"
-    "任沈姚卢姜崔钟谭陆汪范廖石金韦贾夏付方邹熊白孟秦邱侯江尹薛闫段雷龙黎史陶贺毛郝顾龚邵万钱严覃"
-    "武戴莫孔汤易常温康施文牛樊葛邢安齐伍庞颜倪庄聂章鲁岳翟殷詹申耿关兰焦俞左柳甘祝包宁尚符舒阮柯"
-    "纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古"
-    "吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫"
-    "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝"
-)
+_ZH_SURNAMES = cues_zh.SURNAMES
 # An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
 # no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_ANON = re.compile(

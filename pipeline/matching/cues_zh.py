@@ -10,6 +10,17 @@ from __future__ import annotations
 
 import re
 
+# Common single-character surnames: an anonymised name is one of them plus x/X and digits, digits, or 某 (曹x0,
+# 朱0, 李某). One list for every reader of names (matching.zh_name_spans, anchors).
+SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蔡蒋余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范廖石金韦贾夏付傅方邹熊白孟秦邱侯江尹薛闫段雷龙黎史陶贺毛郝顾龚邵万钱严覃"
+    "武戴莫孔汤易常温康施文牛樊葛邢安齐乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯"
+    "纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古"
+    "吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫"
+    "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝萧井幸晁储洪蔺奚羊阎廉郜贝"
+)
+
 NEGATION_CHARS = "不未没无非否"
 # Outcome verbs that negate as "dismissed"/"refused" do in English.
 NEGATION_WORDS = ("驳回", "拒绝", "撤销", "免予", "免于", "失败")

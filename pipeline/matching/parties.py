@@ -477,6 +477,21 @@ def agent_of_another_party(question: str, sentence: str, text: str) -> bool:
     return bool(named) and owner is not None and not names_any([owner], named)
 
 
+_AGENT_OF = re.compile(rf"({_HEADER_ROLES})([一二三四五]?)(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
+
+
+def agent_of_another_role(question: str, claim: str) -> bool:
+    """Whether a Chinese claim names the agent of another role than the one whose agent the question asks
+    for ("被告一的委托诉讼代理人晁1、巩某" to 被告二的委托诉讼代理人是谁): another role, or another number of the
+    same one."""
+    asked, said = _AGENT_OF.search(question), _AGENT_OF.search(claim)
+    if asked is None or said is None:
+        return False
+    if asked.group(1) != said.group(1):
+        return True
+    return bool(asked.group(2) and said.group(2)) and asked.group(2) != said.group(2)
+
+
 def agent_of_asked_party(question: str, sentences: list[str], text: str) -> bool:
     """Whether one of a header's `sentences` (of `text`) names an agent under the entry of the role whose
     agent the Chinese question asks for."""

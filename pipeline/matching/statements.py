@@ -27,6 +27,9 @@ _ZH_ISSUE = re.compile(
     # A prayer's list item ("二、判令被告赔偿精神损害抚慰金2,200元"): a court orders without 判令.
     r"争议焦点|本案(?:的)?焦点|诉称|辩称|声称|主张|诉讼请求|请求(?:判令|法院|本院)|提出(?:上诉|申请|抗辩)"
     r"|^\s*[一二三四五六七八九十\d]+[、.．]\s*判令"
+    # A criminal judgment's defence and prosecution say what they say ("辩护人凌x5提出,……应认定为自首",
+    # "公诉机关认为,……建议判处"): the court rules on it after ("该意见本院不予采纳").
+    r"|辩护人[^，,。；;：:]{0,10}(?:提出|认为)|(?:公诉机关|检察院)[^，,。；;：:]{0,6}认为"
     r"|(?:要|须|需|应)(?:当)?(?:审查|考虑|认定|确定|判断)(?:的)?(?:是否|问题)|是否(?:应当|应|可以)[^。；]*?(?:问题|争议)"
 )
 # A sentence that also states the court's decision ("本院对原告主张的加班费不予支持", "对原告主张的合理开支,
@@ -37,6 +40,10 @@ _EN_FINDING = re.compile(r"\b(?:finds?|found|rejects?|rejected|accepts?|accepted
 # 凭证"): no party says that of itself.
 _ZH_FINDING = re.compile(
     r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|采信|认可|确认)"
+    # The court declining to deal with what a party raised ("本院在本案中不予处理,被告可另行主张") rules on it.
+    r"|不予(?:处理|理涉|评判|准许)"
+    # ... or fixing the sum itself ("交通费,原告主张2,500元,本院酌定1,200元").
+    r"|(?:本院|法院)(?:酌定|酌情确定|核定|确定为|调整为)"
     r"|(?:本院|法院)(?:依法|酌情|酌定|部分)(?:予以)?(?:支持|采纳|认可|确认|调整)"
     # The court dismissing what was claimed ("本院依法予以驳回"), not a party asking it to (请求驳回).
     r"|(?:本院|依法|予以)[^，,。；;]{0,4}驳回"
