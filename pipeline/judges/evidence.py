@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from pipeline import language
 from pipeline import matching as m
-from pipeline.matching import rulings, statements
+from pipeline.matching import cues_zh, rulings, statements
 from pipeline.matching.anchors import opening_case_number
 from pipeline.matching.parties import (
     Party,
@@ -463,7 +463,7 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
 _ZH_SUBMISSION = re.compile(r"抗辩|辩称|主张|请求|意见|辩解")
 _ZH_RULING = re.compile(
     r"(?:本院|法院)[^，,；;]{0,8}(?:支持|驳回|采纳|采信|认可)|(?:不予|予以)(?:支持|驳回|采纳|采信|认可)"
-    r"|不予(?:处理|理涉|评判|准许)"  # declining to deal with it ("本院在本案中不予处理")
+    rf"|{cues_zh.DECLINES}"
 )
 
 

@@ -158,11 +158,6 @@ _ASKS_WHO = {
 }
 
 
-def asks_representation(question: str) -> bool:
-    """Whether an English question asks who represented or appeared for a party."""
-    return counsel.asked_for(question) is not None
-
-
 def asks_who(question: str, lang: str) -> bool:
     return bool(_ASKS_WHO["zh" if lang == "zh" else "en"].search(question))
 
@@ -691,7 +686,7 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             return True
     # Asked who represented a party, a finished reply saying someone appeared in person says nobody did: a
     # position, whoever it is about ("The second defendant, Ms Pong Ka-yue, appeared in person.").
-    if lang != "zh" and not cut_short and asks_representation(qa.question) and counsel.appeared_in_person(answer):
+    if lang != "zh" and not cut_short and counsel.asks_representation(qa.question) and counsel.appeared_in_person(answer):
         return True
     # A Chinese sentence names its subject once and chains what the subject did in the clauses after it
     # ("被告人邱0、韦x5共谋后，先后三次……盗窃电缆"): to a who-question, a finished one naming a party the

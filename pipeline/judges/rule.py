@@ -225,7 +225,7 @@ class RuleJudge:
             verdict = self._claim(body, view, item, lang, main=main) if body.strip() else None
             if verdict in ("unsupported", "contradicted") and not main and decision is not None:
                 verdict = self._of_same_decision(body, view, decision, item, lang) or verdict
-            if verdict == "supported" and main and lang != "zh" and position.asks_representation(item.qa.question):
+            if verdict == "supported" and main and lang != "zh" and counsel.asks_representation(item.qa.question):
                 # Another party's counsel ("..., appeared for the plaintiff" to who appeared for the defendant)
                 # offered for the one asked is that party's answer, not the one asked's. (Listed beside the
                 # counsel asked, it is a claim about another person of the judgment, and rests on its passage.)

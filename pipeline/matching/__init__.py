@@ -190,11 +190,10 @@ _ZH_INSTITUTION_AFTER = re.compile(
     r"|派出所|鉴定所|鉴定中心|集团|工厂|厂|商店|超市|酒店|中心|协会|委员会)"
 )
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
-_ZH_SURNAMES = cues_zh.SURNAMES
 # An index only follows a surname (年5, 处以60, 沪01 and 刑初28 are dates, amounts and case numbers), and is
 # no amount itself: not followed by more digits or a unit (于12月, 金50,000元, 高3米).
 _ZH_ANON = re.compile(
-    rf"({'|'.join(_ZH_COMPOUND_SURNAMES)}|[{''.join(sorted(set(_ZH_SURNAMES) - _ZH_NOT_SURNAME - set('万时方应常成全文和')))}])"
+    rf"({'|'.join(_ZH_COMPOUND_SURNAMES)}|[{''.join(sorted(set(cues_zh.SURNAMES) - _ZH_NOT_SURNAME - set('万时方应常成全文和')))}])"
     # An index with its x is no number ("姜x2股东出资纠纷"); a bare one may be a figure ("2股").
     r"((?:[xX][0-9]{1,3}(?![0-9]|[.．,，:：][0-9]))"
     r"|(?:[0-9]{1,2}(?![0-9xX年月日号时分秒元万千百亿%％条款项个次名件套间倍层楼栋室岁周期届米吨克斤亩股份张辆台部把只头处]"

@@ -65,6 +65,11 @@ def asked_for(question: str) -> str | None:
     return found.group("whom").strip() if found else None
 
 
+def asks_representation(question: str) -> bool:
+    """Whether an English question asks who represented or appeared for a party."""
+    return asked_for(question) is not None
+
+
 def for_another_party(whom: str, asked: str, titles: list[str]) -> bool:
     """Whether the party a counsel appeared for (`whom`) is another than the one the question asks for
     (`asked`): another ordinal role (the first defendant to a question on the second), another party

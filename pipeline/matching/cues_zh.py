@@ -21,6 +21,9 @@ SURNAMES = (
     "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝萧井幸晁储洪蔺奚羊阎廉郜贝"
 )
 
+# The court declining to deal with what a party raised ("本院在本案中不予处理,被告可另行主张"): a ruling on it.
+DECLINES = r"不予(?:处理|理涉|评判|准许)"
+
 NEGATION_CHARS = "不未没无非否"
 # Outcome verbs that negate as "dismissed"/"refused" do in English.
 NEGATION_WORDS = ("驳回", "拒绝", "撤销", "免予", "免于", "失败")

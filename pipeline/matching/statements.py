@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.matching import cues_zh
+
 _EN_ISSUE = re.compile(
     r"\b(?:(?:issue|question)s?\s+(?:for|before)\s+the\s+(?:court|tribunal)\s+(?:is|are|was|were)"
     r"|(?:a\s+)?(?:further|main|central|remaining|first|second|only)\s+(?:issue|question)\s+(?:is|was)"
@@ -40,8 +42,7 @@ _EN_FINDING = re.compile(r"\b(?:finds?|found|rejects?|rejected|accepts?|accepted
 # 凭证"): no party says that of itself.
 _ZH_FINDING = re.compile(
     r"(?:本院|法院|我会|本委)(?:经审理)?(?:认为|认定|查明|决定|判决|裁定|确认|对)|经审理查明|(?:不予|予以)(?:支持|采纳|采信|认可|确认)"
-    # The court declining to deal with what a party raised ("本院在本案中不予处理,被告可另行主张") rules on it.
-    r"|不予(?:处理|理涉|评判|准许)"
+    rf"|{cues_zh.DECLINES}"
     # ... or fixing the sum itself ("交通费,原告主张2,500元,本院酌定1,200元").
     r"|(?:本院|法院)(?:酌定|酌情确定|核定|确定为|调整为)"
     r"|(?:本院|法院)(?:依法|酌情|酌定|部分)(?:予以)?(?:支持|采纳|认可|确认|调整)"
