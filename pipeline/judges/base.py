@@ -61,6 +61,10 @@ _CLAUSE_END = {"zh": re.compile(r"[，、]|(?<![0-9]),|,(?![0-9]|$)|(?<=[\u4e00-
 _FIGURE_END = {"zh": re.compile(
     r"(?:[0-9０-９][0-9０-９,.]*|[零〇一二两三四五六七八九十百千壹贰叁肆伍陆柒捌玖拾佰仟]+)[万亿]?元|[0-9０-９][0-9０-９.]*[%％]"
 )}
+# Asked for a time limit, the limit is closed by its 内 ("于本判决生效之日起十五日内" to 应在多长期限内补发): the period
+# to act in is whole, whatever the cut took of the act.
+_ASKS_LIMIT = {"zh": re.compile(r"期限|多长时间内|多久|[几多少]+个?(?:工作日|日|天|月|年)内")}
+_LIMIT_END = {"zh": re.compile(r"(?:[0-9０-９]+|[零〇一二两三四五六七八九十百千]+)个?(?:工作日|日|天|月|年)以?内")}
 
 
 _BARE_NUMBER = re.compile(r"(?:,|\s+(?:and|or))\s+[0-9][0-9,.]*$")
@@ -123,6 +127,8 @@ def as_judged(item: JudgeItem) -> JudgeItem | None:
     if lang in _CLAUSE_END:
         ends += [m.start() for m in _CLAUSE_END[lang].finditer(text)]
         ends += [m.end() for m in _FIGURE_END[lang].finditer(text)]
+        if _ASKS_LIMIT[lang].search(item.qa.question):
+            ends += [m.end() for m in _LIMIT_END[lang].finditer(text)]
     end = max(ends) if ends else 0
     if lang == "en":
         end = _pasted_through(text, end, item.passages)

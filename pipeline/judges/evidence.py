@@ -430,7 +430,8 @@ def answering_part(body: str, source: Sentence, question: str, lang: str) -> Sen
     return clause if on_topic(question, clause, lang) else source
 
 
-_CLAUSE_SPLIT = {"zh": re.compile(r"[，；：,;:]"), "en": re.compile(r"[,;:]")}
+# A half-width comma or colon between digits is a figure's ("2,100条", "10:30"), not a clause break.
+_CLAUSE_SPLIT = {"zh": re.compile(r"[，；：;]|(?<!\d)[,:]|[,:](?!\d)"), "en": re.compile(r";|(?<!\d)[,:]|[,:](?!\d)")}
 
 
 def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
@@ -492,6 +493,11 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
         asked_negative = m.is_negative(asked, lang)
         if not statement.ruling:
             negative = m.is_negative(_without_given(statement.text, premise), lang)
+    response = _ASKED_RESPONSE.match(asked) if asked else None
+    if response and _ZH_RULING.fullmatch(statement.text.strip(" 。.；;，,")):
+        # The court's ruling ("本院不予采纳") answers the response asked of it (是否采纳了……意见), whatever
+        # negation the words of what was ruled on hold (the 无 of 扣除无效号码的意见).
+        asked_negative = m.is_negative(response.group(0), lang)
     same = asked_negative == negative
     # The figures of the question, not of the case number that frames it ("在（2016）皖1125刑初219号案中").
     asked = m.numbers(without_cases(question), lang)
@@ -505,6 +511,8 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
     return "yes" if same else "no"
 
 
+# The response a Chinese question asks whether the court gave, right after its 是否 ("是否采纳了", "是否不予支持").
+_ASKED_RESPONSE = re.compile(r"[^，,。？?]{0,3}?(?:支持|驳回|采纳|采信|认可)")
 _NAMED_REFUSAL = re.compile(r"(?:不予|不准予?)(?=[\u4e00-\u9fff]{1,8}?(?:决定|通知|裁定)书?)")
 _GIVEN_NEGATION = re.compile(r"(?:没有|[不未没无非])[\u4e00-\u9fff]{1,2}")
 

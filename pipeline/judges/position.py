@@ -22,6 +22,7 @@ from pipeline.matching.parties import (
     cited_cases,
     en_roles_of,
     names_any,
+    only_attendance,
     parties,
     role_words,
     topic_words,
@@ -654,6 +655,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if lang == "zh" and _ZH_ASKS_NAME.search(qa.question) and not parties(answer, lang):
         # Asked a name, a reply naming no one ("该分公司总经理。", "两名教师在场") gives none.
         return False
+    # Nor does one whose names stand only in attendance sentences naming no agent ("原告屠某及其委托诉讼代理人、被告
+    # 翁x1的委托诉讼代理人到庭参加诉讼" to who 翁x1's agent is): they name the parties whose agents came.
+    if lang == "zh" and asks_agent(qa.question) and asks_who(qa.question, lang) and only_attendance(answer):
+        return False
     topic = topic_words(qa.question, lang)
     facts = answer_facts(qa)
     # A finished reply offering a value of the kind asked gives it as the answer; of a pasted passage cut
@@ -678,6 +683,10 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             in_scope = scoped or any(values.kinds(f, lang) and _gives_figures(f, clause, lang) for f in facts)
             if _clause_answers(clause, qa, facts, not cut or in_scope and speaks_of(clause, qa.question, lang), lang):
                 return True
+    # Asked who a party's agent is, a reply naming no one names no agent: "二原告共同委托诉讼代理人" names the
+    # principals.
+    if lang == "zh" and asks_agent(qa.question) and not parties(answer, lang):
+        return False
     # A reply that is a name and nothing more offers that name for what was asked ("Ms Lau Mei-ling." to who
     # instructed counsel).
     if asks_who(qa.question, lang) and not cut_short:
@@ -704,10 +713,6 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
     if lang == "zh" and asks_who(qa.question, lang) and not (
         _figure_on_item(answer, qa.question, lang) or parties(answer, lang) or zh_roles(answer) - zh_roles(qa.question)
     ):
-        return False
-    # Asked who a party's agent is, a reply naming no one names no agent: "二原告共同委托诉讼代理人" names the
-    # principals.
-    if lang == "zh" and asks_agent(qa.question) and not parties(answer, lang):
         return False
     if lang != "zh" and asks_who(qa.question, lang) and not _names_another(
         answer, qa.question, [p.text for p in item.passages], [p.heading for p in item.passages]

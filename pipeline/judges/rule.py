@@ -57,7 +57,7 @@ from pipeline.matching.parties import (
     zh_roles,
     zh_title_role,
 )
-from pipeline.records import Label
+from pipeline.records import QA, Label
 
 
 @dataclass(frozen=True)
@@ -497,6 +497,11 @@ class RuleJudge:
         other = self._other_role_on_item(body, claimed, view, item, lang)
         if other is not None:
             return other
+        if verdict == "supported" and lang != "zh" and _another_ground(body, item.candidate.text + item.tail, item.qa):
+            # The ruling on another numbered ground ("The third ground also fails" to how the court dealt with
+            # the irrationality ground, whose reference is "The second ground fails"), in a reply naming
+            # not the ground asked: another item's.
+            return "unsupported"
         if verdict == "supported" and best is not None and not self._on_item(best, stating, item, lang):
             return "unsupported"
         # The decision a claim rests on gives the reference's value and another item's beside it
@@ -1251,6 +1256,20 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
 
 
 _THE_COURT = frozenset({"法院", "本院"})
+
+
+_NUMBERED_GROUND = re.compile(
+    r"\b(first|second|third|fourth|fifth|sixth)\s+(?:ground|issue|limb|complaint|argument|submission|question)\b", re.I
+)
+
+
+def _another_ground(body: str, reply: str, qa: QA) -> bool:
+    """Whether an English claim names other numbered grounds (issues, limbs) than the reference and the
+    question name, and the whole reply names none of theirs."""
+    said = {g.lower() for g in _NUMBERED_GROUND.findall(body)}
+    wanted = {g.lower() for g in _NUMBERED_GROUND.findall(" ".join([qa.question, qa.answer, *qa.facts]))}
+    named = {g.lower() for g in _NUMBERED_GROUND.findall(reply)}
+    return bool(said) and bool(wanted) and said.isdisjoint(wanted) and named.isdisjoint(wanted)
 
 
 def _names_reference(body: str, item: JudgeItem) -> bool:

@@ -436,7 +436,10 @@ def _listed_after(text: str, end: int) -> list[Party]:
 # (原告：段某……委托代理人：范x8; 被告：某某分局……出庭负责人：滕x6).
 _AGENTS = "委托诉讼代理人|委托代理人|诉讼代理人|代理律师|代理人|辩护人|法定代表人|出庭负责人"
 _ENTRY = re.compile(rf"(?:^|(?<=[。；;]))\s*({_HEADER_ROLES})(?:[（(][^）)]{{1,12}}[）)])?")
-_ASKS_AGENT = re.compile(rf"({_HEADER_ROLES})[一二三四五]?(?:[（(][^）)]*[）)])?(?:公司)?的?(?:{_AGENTS})")
+# The role may carry the short name the judgment gives a company ("被告网络公司的委托诉讼代理人").
+_ASKS_AGENT = re.compile(
+    rf"({_HEADER_ROLES})[一二三四五]?(?:[（(][^）)]*[）)])?(?:[\u4e00-\u9fff]{{0,6}}?公司)?的?(?:{_AGENTS})"
+)
 # A question asking for a named party's agent ("祝某的诉讼代理人是谁").
 _ASKS_NAMED_AGENT = re.compile(rf"的(?:{_AGENTS})")
 _AGENT_ENTRY = re.compile(rf"^\s*(?:{_AGENTS})")
@@ -457,6 +460,29 @@ def _named_asks_agent(question: str) -> list[Party]:
 def asks_agent(question: str) -> bool:
     """Whether a Chinese question asks who a party's agent is (被上诉人的委托诉讼代理人是谁, 祝某的诉讼代理人)."""
     return bool(_ASKS_AGENT.search(question)) or bool(_named_asks_agent(question))
+
+
+# An attendance sentence lists who came, parties and agents ("原告屠某及其委托诉讼代理人、被告翁x1的委托诉讼代理人、
+# 被告邝x3到庭参加诉讼"): a name in it is an agent's only where an agent word stands right before it ("被告的委托
+# 诉讼代理人王某到庭").
+_ATTENDANCE = re.compile(r"到庭|(?:出庭|到场)(?:参加诉讼|应诉)")
+_AGENT_BEFORE = re.compile(rf"(?:{_AGENTS})[：:]?\s*$")
+
+
+def only_attendance(answer: str) -> bool:
+    """Whether every sentence of a Chinese reply that names someone is an attendance sentence naming no
+    agent: what it names are the parties whose agents came, or who came themselves."""
+    seen = False
+    for sentence in re.split(r"(?<=[。；;])", answer):
+        if not parties(sentence, "zh"):
+            continue
+        spans = m.zh_name_spans(sentence)
+        if not _ATTENDANCE.search(sentence) or any(
+            _AGENT_BEFORE.search(sentence[max(0, start - 10) : start]) for start, _, _ in spans
+        ):
+            return False
+        seen = True
+    return seen
 
 
 def agent_of_another_party(question: str, sentence: str, text: str) -> bool:
@@ -499,7 +525,7 @@ def agent_of_asked_party(question: str, sentences: list[str], text: str) -> bool
     if asked is None:
         return False
     # The same office (a 委托诉讼代理人 for one, not the company's 法定代表人).
-    office = _AGENT_ENTRY.search(asked.group(0)[len(asked.group(1)):].lstrip("的）) "))
+    office = re.search(rf"(?:{_AGENTS})$", asked.group(0))
     for sentence in sentences:
         at = text.find(sentence.strip()[:12])
         entry = _AGENT_ENTRY.match(sentence)

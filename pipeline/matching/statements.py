@@ -53,11 +53,13 @@ _ZH_FINDING = re.compile(
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").
 # (A question on what a party said: "At what rate did Ms Chu say Mr Wan had agreed to pay interest?")
 _EN_REPORTED = re.compile(
-    r"\b(?:contended|submitted|argued|alleged|asserted|claimed|counterclaimed|asked|sought)\b|\bdid\s+[^?]{0,60}\bsay\b",
+    r"\b(?:contended|submitted|argued|alleged|asserted|claimed|counterclaimed|asked|sought)\b"
+    r"|\bdid\s+[^?]{0,60}\b(?:say|claim|seek|allege|contend|submit|argue)\b",
     re.I,
 )
-# (A question on a defence: "殷某对漏水提出了什么抗辩?", "被告的答辩意见是什么".)
-_ZH_REPORTED = re.compile(r"诉称|辩称|主张|请求|申请|抗辩|答辩|辩解")
+# (A question on a defence: "殷某对漏水提出了什么抗辩?", "被告的答辩意见是什么"; on what a party said or the
+# prosecution alleged: "被告称荆x9名下车辆的评估价值是多少", "公诉机关指控……".)
+_ZH_REPORTED = re.compile(r"诉称|辩称|主张|请求|申请|抗辩|答辩|辩解|声称|自称|指控|(?:告|人|方|局|公司|[某\d])称(?!为|号)")
 
 # Filler of either language. English: a claim of what is usual in a kind of case; Chinese: an appeal
 # to unnamed law or to practice.
