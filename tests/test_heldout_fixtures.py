@@ -18,9 +18,10 @@ FIXTURES = (
     "zh_heldout", "zh_heldout_2", "zh_heldout_3", "zh_heldout_4", "zh_heldout_5", "zh_heldout_6",
     "zh_heldout_7", "zh_heldout_8", "zh_heldout_9", "zh_heldout_10", "zh_heldout_11", "zh_heldout_12",
     "zh_heldout_13", "zh_heldout_14", "zh_heldout_15", "zh_heldout_16", "zh_heldout_17", "zh_heldout_18",
+    "zh_heldout_19",
     "en_heldout", "en_heldout_2", "en_heldout_3", "en_heldout_4", "en_heldout_5", "en_heldout_6",
     "en_heldout_7", "en_heldout_8", "en_heldout_9", "en_heldout_10", "en_heldout_11", "en_heldout_12",
-    "en_heldout_13", "en_heldout_14", "en_heldout_15", "en_heldout_16", "en_heldout_17",
+    "en_heldout_13", "en_heldout_14", "en_heldout_15", "en_heldout_16", "en_heldout_17", "en_heldout_18",
 )
 
 
