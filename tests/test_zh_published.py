@@ -142,6 +142,14 @@ def test_a_chinese_question_is_bound_when_it_names_nobody(question, anchor, deic
     ("Did the Tribunal grant possession to the Applicant?", False),
     ("How much did Chan Tai-man have to pay?", True),
     ("Was the fine in HKSAR v Leung upheld?", True),
+    # An office, a law, a date or Hong Kong names no party or case of the question's own.
+    ("Under which Order of the Rules of the High Court did the plaintiff apply?", False),
+    ("Within what time must the defendant surrender his travel documents to the Bailiff?", False),
+    ("Was the defendant convicted under the Theft Ordinance, Cap 210?", False),
+    ("What did the tenant pay on 3 March 2024?", False),
+    ("Was the defendant allowed to leave Hong Kong?", False),
+    ("Under which section of the Import and Export Ordinance was Lung Tsz-wang charged?", True),
+    ("Did Wing Fat Limited leave Hong Kong?", True),
 ])
 def test_an_english_question_is_bound_when_it_names_nobody(question, anchor):
     assert has_anchor(question, "en") is anchor

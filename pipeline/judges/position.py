@@ -371,6 +371,23 @@ _ASKS_PROVISION = {
 }
 
 
+# An English question asking a rate per unit of time ("at what daily rate"): only a figure per that unit
+# answers it ("$1,200 a day"; a rate per Special Drawing Right or a lump sum does not). (A monthly rent is
+# often given as the sum alone.)
+_EN_ASKS_PER = re.compile(r"\b(daily|weekly|monthly|annual|yearly)\s+(?:rate|hire\s+rate|charge)s?\b", re.I)
+_EN_UNIT = {"daily": "day", "weekly": "week", "monthly": "month", "annual": "year|annum", "yearly": "year|annum"}
+
+
+def _per_unit_missing(answer: str, question: str, lang: str) -> bool:
+    """Whether an English question asks a figure per unit of time and the reply names none per that unit."""
+    asked = _EN_ASKS_PER.search(question) if lang != "zh" else None
+    if not asked:
+        return False
+    adjective = asked.group(1).lower()
+    unit = _EN_UNIT[adjective]
+    return not re.search(rf"\b(?:a|an|per|each|every)\s+(?:{unit})\b|\b{adjective}\b|\bp\.?a\.?\b", answer, re.I)
+
+
 def _offers_figure(answer: str, facts: list[str], lang: str, question: str = "") -> bool:
     """Whether a reply offers a figure as an answer: a value of a kind the facts are, of any kind but those
     that only situate (a date in "被告自2018年3月起未再支付租金" answers no "how much"), or a bare number ("a
@@ -648,6 +665,8 @@ def takes_position(answer: str, item: JudgeItem, lang: str) -> bool:
             and (not response or bool(_EN_RESPONSE.search(s)))
             for s in ev.sentences(answer, lang)
         )
+    if _per_unit_missing(answer, qa.question, lang):
+        return False
     if lang == "zh" and _ZH_ASKS_ROLE.search(qa.question):
         # Asked what someone is, a reply takes a position by stating someone's standing (another person's
         # offered for the one asked included); a pasted sentence stating none offers nothing.

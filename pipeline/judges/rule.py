@@ -789,6 +789,11 @@ class RuleJudge:
         if len(words) < 2:
             return None
         named = [s for s in pool if view.named(s, view.asked) and not s.statement]
+        if any(rulings.is_ruling_reference(f, lang) for f in item.qa.facts):
+            # A bare ruling ("本院亦不予支持") is stated by the ruling on the submission asked: a sentence naming
+            # what that submission is about, not another claim's ruling in the same words.
+            claim = topic_words(item.qa.question, lang) - _SUBMISSION_WORDS
+            named = [s for s in named if claim & s.words]
         figures = m.numbers(holding, lang)
         best, _ = ev.align(words, named, frozenset(figures))
         if best is None or view.weighted_share(ev.roots(words, figures, lang), best) < self.cfg.evidence_recall - 1e-9:
@@ -801,9 +806,16 @@ class RuleJudge:
         roles aside, when the reference is only a value such as "50,000元")."""
         if stating is not None and best.text == stating.text:
             return True
-        if any(_same_ruling(f, best.text, lang) for f in item.qa.facts) and topic_words(item.qa.question, lang) & best.words:
+        claim = topic_words(item.qa.question, lang) - _SUBMISSION_WORDS
+        if any(rulings.is_ruling_reference(f, lang) for f in item.qa.facts) and not claim & best.words:
+            # A bare ruling ("本院亦不予支持") is on the item only where the sentence names what the submission
+            # asked is about: the same words of another claim's ruling are another item's.
+            return False
+        if any(_same_ruling(f, best.text, lang) for f in item.qa.facts) and claim & best.words:
             # The court's ruling on the submission asked, in its other words ("The defendant's case that the
-            # breakdowns were caused by overloading fails" for "That submission is rejected").
+            # breakdowns were caused by overloading fails" for "That submission is rejected"): it names what
+            # the submission asked is about, not only that a party asked something ("乌x1要求参与本次分配的请求,
+            # 本院不予支持" is no ruling on 原告要求村委会承担连带责任).
             return True
         if not _names_provision(item.qa.question, item.passages[best.passage].text):
             # Asked what a provision provides ("under section 32P"), a passage that never names it speaks of
@@ -1256,6 +1268,12 @@ def _status_answer(question: str, named: list[Sentence], lang: str) -> tuple[Sen
 
 
 _THE_COURT = frozenset({"法院", "本院"})
+
+
+# The words any submission and any ruling on one share: no sign of which submission it is.
+_SUBMISSION_WORDS = frozenset(
+    "原告 被告 上诉人 被上诉人 要求 请求 主张 诉请 意见 抗辩 本院 法院 处理 如何 对待 支持 采纳 驳回".split()
+)
 
 
 _NUMBERED_GROUND = re.compile(

@@ -5,7 +5,7 @@ bound against the judgment of its gold passage (pipeline/judges/rule.py).
 
 Names are those of published sets: anonymised (曹x0, 朱0, 黄1, 李某, 张某某), companies with a legal form
 (某物业服务有限公司), case numbers and titles in 《》; in English a capitalised word that is not a role (the
-Tribunal, the Applicant) or the first word.
+Tribunal, the Applicant), an office, a law, a date or Hong Kong, or the first word.
 """
 
 from __future__ import annotations
@@ -44,6 +44,22 @@ _EN_ROLES = frozenset(
     accused prosecution crown government secretary director company panel chairman member court's
     tribunal's applicant's respondent's plaintiff's defendant's appellant's landlord's tenant's""".split()
 )
+# Capitalised words that name no party or case of the question's own: offices and courts any judgment has
+# (the Bailiff, the High Court), the law it applies (Order 44A of the Rules of the High Court, the Theft
+# Ordinance, Cap 210), dates and the place every one of them sits in.
+_EN_NOT_NAMES = frozenset(
+    """bailiff registrar master registry high district magistrates magistracy first instance appeal final
+    order orders rule rules ordinance ordinances cap section sections schedule regulation regulations part
+    article articles convention law laws code hong kong kowloon mainland china special administrative region
+    january february march april may june july august september october november december monday tuesday
+    wednesday thursday friday saturday sunday""".split()
+)
+# A law named by its title ("the Theft Ordinance", "the Rules of the High Court", "the Carriage by Air
+# Ordinance"): the words of the title are the law's, not a party's.
+_EN_LAW = re.compile(
+    r"(?:\b[A-Z][\w'’-]*\s+(?:(?:of|by|and|for|the)\s+)*){0,6}"
+    r"(?:Ordinance|Rules|Act|Regulations?|Convention|Code)\b(?:\s+of\s+the(?:\s+[A-Z][\w'’-]*){1,4})?"
+)
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*")
 _EN_DEICTIC = re.compile(
     r"\b(?:this|that|the present|the instant)\s+(?:case|matter|decision|judgment|appeal|application|claim|"
@@ -54,8 +70,10 @@ def has_anchor(question: str, language: str) -> bool:
     """Whether the question names a party, a case or a document of its own."""
     if language == "zh":
         return any(p.search(question) for p in (_ZH_NAME, _ZH_ORG, CASE_NUMBER, _ZH_TITLE))
-    words = _EN_WORD.findall(question)
-    return any(w[0].isupper() and w.lower() not in _EN_ROLES and w != "I" for w in words[1:])
+    words = _EN_WORD.findall(_EN_LAW.sub(" law ", question))
+    return any(
+        w[0].isupper() and w.lower() not in _EN_ROLES and w.lower() not in _EN_NOT_NAMES and w != "I" for w in words[1:]
+    )
 
 
 def is_deictic(question: str, language: str) -> bool:

@@ -19,6 +19,9 @@ SURNAMES = (
     "纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古"
     "吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫"
     "寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝萧井幸晁储洪蔺奚羊阎廉郜贝芮屠鞠宓扈阚嵇庹湛浦荆匡"
+    # Rarer surnames of the classic list that no common word of a judgment opens before 某 or a digit (not
+    # 盖 of 加盖某某公司印章, 权, 印, 索, 水, 国 ...).
+    "乌冼凤弓戎揭昝栗桓檀濮花茅荀蒯蔚訾谌逯邰邴郁郦鄢钮闻阙隗靖巴酆禹狄贲糜羿汲郗钭厉韶蓟鄂赖胥苍莘逄堵宰雍璩郏茹宦庾殳夔厍乜竺卻邸"
 )
 
 # The court declining to deal with what a party raised ("本院在本案中不予处理,被告可另行主张"): a ruling on it.

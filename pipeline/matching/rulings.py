@@ -16,8 +16,9 @@ _EN_REFERENCE = re.compile(
     r"|^\s*I\s+(?:reject|accept)\s+(?:that|this|the)\s+(?:submission|contention|argument)\b[^.;]*\.?\s*$",
     re.I,
 )
-_ZH_REFERENCE = re.compile(r"^\s*(?:本院|法院)?(?:依法|对此)?(?:不予|予以|部分予以)(?:支持|采纳|采信|认可)[。；;]?\s*$"
-                           r"|^\s*(?:本院|法院)?(?:依法)?予以驳回[。；;]?\s*$")
+# (With its 亦/也/均: "本院亦不予支持" is a ruling and nothing more.)
+_ZH_REFERENCE = re.compile(r"^\s*(?:本院|法院)?(?:亦|也|均)?(?:依法|对此)?(?:不予|予以|部分予以)(?:支持|采纳|采信|认可)[。；;]?\s*$"
+                           r"|^\s*(?:本院|法院)?(?:亦|也|均)?(?:依法)?予以驳回[。；;]?\s*$")
 
 _EN_PART = re.compile(r"\bin\s+part\b|\bpartly\b", re.I)
 _EN_REJECTS = re.compile(

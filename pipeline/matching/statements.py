@@ -49,6 +49,8 @@ _ZH_FINDING = re.compile(
     # The court dismissing what was claimed ("本院依法予以驳回"), not a party asking it to (请求驳回).
     r"|(?:本院|依法|予以)[^，,。；;]{0,4}驳回"
     r"|[，,；;]\s*但(?:是|其)?(?:未能|未|没有|无法|不能)(?:提供|举证|举出|证明)"
+    # The court telling the parties how to appeal ("如不服本判决,……通过本院或者直接向……提出上诉"): its own words.
+    r"|如不服本判决|(?:通过本院|直接向)[^。；;]{0,30}提出上诉"
 )
 # A claim that says it reports a submission may rest on one ("The respondent argued that ...").
 # (A question on what a party said: "At what rate did Ms Chu say Mr Wan had agreed to pay interest?")
@@ -89,11 +91,10 @@ def is_issue_or_submission(sentence: str, lang: str) -> bool:
 
 
 def continues_submission(previous: str, sentence: str) -> bool:
-    """Whether a Chinese sentence goes on with the submission before it: that one ends at a ；or ; and
-    this one states no finding ("被告一辩称，事发当日有大风天气；" then "招牌由被告三制作安装，应由被告三承担责任。"
-    is still what 被告一 says)."""
-    return (previous.rstrip().endswith(("；", ";")) and is_issue_or_submission(previous, "zh")
-            and not _ZH_FINDING.search(sentence))
+    """Whether a Chinese sentence goes on with the submission the sentence before it states or goes on with:
+    that one ends at a ；or ; and this one states no finding ("被告一辩称，事发当日有大风天气；" then "招牌由被告三制作
+    安装，应由被告三承担责任。" is still what 被告一 says, and so is each later limb after a ；)."""
+    return previous.rstrip().endswith(("；", ";")) and not _ZH_FINDING.search(sentence)
 
 
 _ZH_CLAUSE_START = re.compile(r"[，,；;：:]")
