@@ -1,8 +1,9 @@
 """Rules the dev halves of zh_heldout_19 and en_heldout_18 showed missing (7 December, tenth round;
-docs/method.md §4, from "A defence runs on"): a party's submission runs on over every limb after its ；; the
-court telling the parties how to appeal is the court's own words; asked a rate per unit of time, a reply with
-no figure per that unit takes no position; a bare ruling (本院亦不予支持) is stated only by the ruling on the
-claim asked; rarer surnames of the classic list are names. Hand-built records, hand-checked labels (none of
+docs/method.md §4, from "A party's submission runs on over every limb"): a submission runs on over every limb
+after its ；; the court telling the parties how to appeal is the court's own words; asked a rate per unit of
+time, a reply with no figure per that unit takes no position; a bare ruling (本院亦不予支持) is stated only by the
+ruling on the claim asked; rarer surnames of the classic list are names. And one found writing these: "a
+certain" institution after a place (江苏某某律师事务所) is no name. Hand-built records, hand-checked labels (none of
 them is a validation item)."""
 
 from __future__ import annotations
@@ -77,3 +78,11 @@ def test_a_bare_ruling_is_stated_only_by_the_ruling_on_the_claim_asked():
 def test_rarer_surnames_of_the_classic_list_are_names():
     for name in ("乌x1", "蒯1", "檀x9", "訾x2", "阙1", "鄢x1", "昝x5", "逯x3"):
         assert parties(f"委托诉讼代理人：{name}，律师。", "zh"), name
+
+
+def test_a_certain_institution_after_a_place_or_a_verb_is_no_name():
+    # "江苏某某律师事务所", "吉林某某律师事务所": the 苏某某 and 林某某 of a place and "a certain" firm are no names,
+    # nor is the 盖某某 of 加盖某某公司印章.
+    assert parties("委托诉讼代理人：王x1，江苏某某律师事务所律师。", "zh") == [frozenset({"王", "x1"})]
+    assert parties("委托诉讼代理人：甄1，吉林某某律师事务所律师。", "zh") == [frozenset({"甄", "1"})]
+    assert all("盖" not in p for p in parties("合同落款处加盖某某公司印章。", "zh"))

@@ -184,9 +184,10 @@ _ZH_NOT_SURNAME = set("告人方为于向与和对及在由将被的了是从等
 # A character of an institution's name: no particle or verb that would make the run a clause (李某向某公司
 # is 李某, then 某公司), no second 某, no digit.
 ZH_NAME_CHAR = r"[^\W\d_某在与和及向对由将被的了是从等其该系并已于为到]"
-# 某 opening an institution's name after a place (江苏某律师事务所, 无锡市某医院 without its 市) is "a certain".
+# 某 opening an institution's name after a place (江苏某律师事务所, 无锡市某医院 without its 市) is "a certain", and
+# so is a run of them (江苏某某律师事务所, 加盖某某公司印章: no 苏某某, no 盖某某).
 _ZH_INSTITUTION_AFTER = re.compile(
-    rf"某{ZH_NAME_CHAR}{{0,8}}?(?:律师事务所|事务所|有限责任公司|有限公司|公司|医院|银行|学校|小区|法院|检察院"
+    rf"某+{ZH_NAME_CHAR}{{0,8}}?(?:律师事务所|事务所|有限责任公司|有限公司|公司|医院|银行|学校|小区|法院|检察院"
     r"|派出所|鉴定所|鉴定中心|集团|工厂|厂|商店|超市|酒店|中心|协会|委员会)"
 )
 _ZH_COMPOUND_SURNAMES = "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 南宫 端木 西门 独孤".split()
