@@ -462,8 +462,10 @@ def answering_clause(words: set[str], s: Sentence, lang: str) -> Sentence:
 
 
 _ZH_SUBMISSION = re.compile(r"抗辩|辩称|主张|请求|意见|辩解")
+# The verbs a court rules on a claim or a submission by.
+_RULING_VERBS = "支持|驳回|采纳|采信|认可"
 _ZH_RULING = re.compile(
-    r"(?:本院|法院)[^，,；;]{0,8}(?:支持|驳回|采纳|采信|认可)|(?:不予|予以)(?:支持|驳回|采纳|采信|认可)"
+    rf"(?:本院|法院)[^，,；;]{{0,8}}(?:{_RULING_VERBS})|(?:不予|予以)(?:{_RULING_VERBS})"
     rf"|{cues_zh.DECLINES}"
 )
 
@@ -512,7 +514,7 @@ def bottom_line(question: str, statement: Sentence, lang: str) -> str:
 
 
 # The response a Chinese question asks whether the court gave, right after its 是否 ("是否采纳了", "是否不予支持").
-_ASKED_RESPONSE = re.compile(r"[^，,。？?]{0,3}?(?:支持|驳回|采纳|采信|认可)")
+_ASKED_RESPONSE = re.compile(rf"[^，,。？?]{{0,3}}?(?:{_RULING_VERBS})")
 _NAMED_REFUSAL = re.compile(r"(?:不予|不准予?)(?=[\u4e00-\u9fff]{1,8}?(?:决定|通知|裁定)书?)")
 _GIVEN_NEGATION = re.compile(r"(?:没有|[不未没无非])[\u4e00-\u9fff]{1,2}")
 

@@ -792,7 +792,7 @@ class RuleJudge:
         if any(rulings.is_ruling_reference(f, lang) for f in item.qa.facts):
             # A bare ruling ("本院亦不予支持") is stated by the ruling on the submission asked: a sentence naming
             # what that submission is about, not another claim's ruling in the same words.
-            claim = topic_words(item.qa.question, lang) - _SUBMISSION_WORDS
+            claim = _claim_words(item.qa.question, lang)
             named = [s for s in named if claim & s.words]
         figures = m.numbers(holding, lang)
         best, _ = ev.align(words, named, frozenset(figures))
@@ -806,7 +806,7 @@ class RuleJudge:
         roles aside, when the reference is only a value such as "50,000元")."""
         if stating is not None and best.text == stating.text:
             return True
-        claim = topic_words(item.qa.question, lang) - _SUBMISSION_WORDS
+        claim = _claim_words(item.qa.question, lang)
         if any(rulings.is_ruling_reference(f, lang) for f in item.qa.facts) and not claim & best.words:
             # A bare ruling ("本院亦不予支持") is on the item only where the sentence names what the submission
             # asked is about: the same words of another claim's ruling are another item's.
@@ -1274,6 +1274,11 @@ _THE_COURT = frozenset({"法院", "本院"})
 _SUBMISSION_WORDS = frozenset(
     "原告 被告 上诉人 被上诉人 要求 请求 主张 诉请 意见 抗辩 本院 法院 处理 如何 对待 支持 采纳 驳回".split()
 )
+
+
+def _claim_words(question: str, lang: str) -> set[str]:
+    """The words of a question naming which submission it asks about (连带责任 of 原告要求村委会承担连带责任的请求)."""
+    return topic_words(question, lang) - _SUBMISSION_WORDS
 
 
 _NUMBERED_GROUND = re.compile(
